@@ -1,0 +1,1 @@
+"""The pure rules engine. No Django, Channels or vtt import, ever."""

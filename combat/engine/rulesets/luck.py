@@ -1,0 +1,31 @@
+"""D20 Luck (source: seeds/002). Grid board, 2 standard actions per turn."""
+
+from __future__ import annotations
+
+from combat.engine.rulesets.base import Ruleset
+from combat.engine.schema import Field, SheetSchema
+
+
+class Luck(Ruleset):
+    key = "luck"
+    name = "D20 Luck"
+    board = "grid"
+    source = "002_25917d096fedcdff.txt"
+    options = (
+        Field("interrupt_window", "Interrupt once per", "choice", default="own_turn_cycle",
+              choices=("own_turn_cycle", "round"), help="LUCK-ACT-4: once between two of one's own turns."),
+        Field("status_power", "Status power", "choice", default="difference", choices=("difference", "roll"),
+              help="LUCK-STAT-1: power of an applied status."),
+        Field("recover_rule", "Recover", "choice", default="d20_vs_power", choices=("d20_vs_power", "automatic"),
+              help="LUCK-STAT-3: Recover rolls 1d20 and removes the status if it meets its power."),
+    )
+    sheet_schema = SheetSchema((
+        Field("hp", "Max HP", "int", min=1, max=9999, default=20),
+        Field("initiative", "Initiative score", "int", min=-20, max=50, default=0),
+        Field("armor", "Armor", "int", min=0, max=999, default=0),
+        Field("resist", "Resist", "int", min=0, max=999, default=0),
+        Field("movement", "Movement (squares per move)", "int", min=0, max=50, default=5),
+        Field("luck_bonus", "Luck roll bonus", "int", min=-10, max=10, default=0),
+        Field("crit_damage", "Crit damage multiplier", "int", min=2, max=5, default=2),
+        Field("abilities", "Abilities", "list", required=False, default=[]),
+    ))

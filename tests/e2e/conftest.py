@@ -1,0 +1,95 @@
+"""Browser tests: a real ASGI server (daphne, spawned process) and Debian's Chromium.
+
+Run in their own pytest process (``make test`` does): sync Playwright cannot
+share an event loop with pytest-asyncio tests. Screenshots go to
+``tests/e2e/artifacts/`` (ignored by git).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pathlib
+import shutil
+from functools import partial
+
+import pytest
+
+from tests.conftest import need_service
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ARTIFACTS = pathlib.Path(__file__).resolve().parent / "artifacts"
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 800}
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        need_service("Chromium is not installed at /usr/bin/chromium")
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def asgi_server(transactional_db):
+    """Serve the whole ASGI app (HTTP + websockets) on 127.0.0.1 in a spawned process."""
+    from channels.testing.live import make_application, set_database_connection
+    from daphne.testing import DaphneProcess
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    multiprocessing.set_start_method("spawn", force=True)
+    proc = DaphneProcess(
+        "127.0.0.1",
+        partial(make_application, static_wrapper=ASGIStaticFilesHandler),
+        setup=set_database_connection,
+    )
+    proc.daemon = True
+    proc.start()
+    try:
+        if not proc.ready.wait(timeout=30):
+            pytest.fail("ASGI test server did not start")
+        if not proc.errors.empty():  # pragma: no cover - startup error in the child
+            pytest.fail(f"ASGI test server failed: {proc.errors.get()}")
+        yield f"http://127.0.0.1:{proc.port.value}"
+    finally:
+        proc.terminate()
+        proc.join(timeout=10)
+
+
+@pytest.fixture
+def shot():
+    """shot(page, name): save a screenshot into tests/e2e/artifacts/."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def _shot(page, name: str) -> pathlib.Path:
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return _shot
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        for name, value in item.funcargs.items():
+            screenshot = getattr(value, "screenshot", None)
+            if callable(screenshot) and hasattr(value, "goto"):
+                try:
+                    screenshot(path=str(ARTIFACTS / f"FAILED-{item.name}-{name}.png"), full_page=True)
+                except Exception:  # noqa: BLE001, S110 - best effort on failure
+                    pass

@@ -1,0 +1,44 @@
+"""The engine is pure Python: no Django, Channels or vtt import anywhere under combat/engine."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+ENGINE = pathlib.Path(__file__).resolve().parents[2] / "combat" / "engine"
+BANNED = ("django", "channels", "vtt", "combat.models", "combat.services", "combat.views")
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_engine_sources_import_nothing_banned():
+    offenders = {
+        str(path.relative_to(ENGINE)): sorted(
+            n for n in _imports(path) if any(n == b or n.startswith(b + ".") for b in BANNED)
+        )
+        for path in ENGINE.rglob("*.py")
+    }
+    offenders = {k: v for k, v in offenders.items() if v}
+    assert offenders == {}
+
+
+def test_importing_the_engine_loads_no_django():
+    code = (
+        "import sys, pkgutil, importlib, combat.engine as e\n"
+        "for m in pkgutil.walk_packages(e.__path__, 'combat.engine.'): importlib.import_module(m.name)\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'channels', 'vtt')]\n"
+        "print(bad); sys.exit(1 if bad else 0)\n"
+    )
+    root = ENGINE.parents[1]
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class VttConfig(AppConfig):
+    name = "vtt"
+    verbose_name = "Tabletop"
