@@ -38,6 +38,6 @@ def redis_url() -> str:
         import redis
 
         redis.Redis.from_url(url, socket_connect_timeout=2).ping()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         need_service(f"Redis at {url} is not reachable: {exc}")
     return url

@@ -7,6 +7,7 @@ share an event loop with pytest-asyncio tests. Screenshots go to
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pathlib
@@ -89,7 +90,5 @@ def pytest_runtest_makereport(item, call):
         for name, value in item.funcargs.items():
             screenshot = getattr(value, "screenshot", None)
             if callable(screenshot) and hasattr(value, "goto"):
-                try:
+                with contextlib.suppress(Exception):  # best effort on failure
                     screenshot(path=str(ARTIFACTS / f"FAILED-{item.name}-{name}.png"), full_page=True)
-                except Exception:  # noqa: BLE001, S110 - best effort on failure
-                    pass
