@@ -1,0 +1,241 @@
+"""Campaigns, who is in them, their invite links and their characters.
+
+Sheets and house rules are JSON validated against the campaign's ruleset
+(``combat.engine.rulesets``): the schema lives with the ruleset, the models
+only store what it accepts.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from combat.engine.rulesets import RULESETS, UnknownRuleset, get_ruleset, ruleset_choices
+from combat.engine.rulesets.base import Ruleset
+
+
+def validate_ruleset_key(value: str) -> None:
+    if value not in RULESETS:
+        raise ValidationError("Unknown ruleset %(value)r.", params={"value": value}, code="unknown_ruleset")
+
+
+def schema_errors_as_messages(schema, errors: dict[str, list[str]]) -> list[str]:
+    """``{"hp": ["Must be at least 1."]}`` -> ``["Max HP: Must be at least 1."]``."""
+    messages = []
+    for key, items in errors.items():
+        field = schema.get(key)
+        prefix = f"{field.label}: " if field else ""
+        messages.extend(prefix + item for item in items)
+    return messages
+
+
+class Role(models.TextChoices):
+    GM = "gm", "Game master"
+    PLAYER = "player", "Player"
+    OBSERVER = "observer", "Observer"
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=100)
+    ruleset = models.CharField(max_length=40, validators=[validate_ruleset_key])
+    options = models.JSONField(default=dict, blank=True, help_text="House rules, validated by the ruleset.")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_campaigns")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("name", "pk")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("campaign", args=[self.pk])
+
+    @property
+    def ruleset_class(self) -> type[Ruleset]:
+        """The ruleset plugin; raises ``UnknownRuleset`` for a key no longer registered."""
+        return get_ruleset(self.ruleset)
+
+    @property
+    def ruleset_name(self) -> str:
+        return dict(ruleset_choices()).get(self.ruleset, self.ruleset)
+
+    def house_rules(self) -> dict[str, Any]:
+        """Options with defaults filled in (what the engine should use)."""
+        clean, errors = self.ruleset_class.validate_options(self.options)
+        return clean if not errors else self.ruleset_class.default_options()
+
+    def clean(self) -> None:
+        if self.ruleset not in RULESETS:
+            raise ValidationError({"ruleset": "Unknown ruleset."})
+        if self.pk:
+            before = Campaign.objects.filter(pk=self.pk).values_list("ruleset", flat=True).first()
+            if before and before != self.ruleset and self.characters.exists():
+                raise ValidationError({"ruleset": "The ruleset of a campaign with characters cannot change."})
+        clean, errors = self.ruleset_class.validate_options(self.options)
+        if errors:
+            schema = self.ruleset_class.option_schema()
+            raise ValidationError({"options": schema_errors_as_messages(schema, errors)})
+        self.options = clean
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.PLAYER)
+    joined = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("campaign", "role", "user__username")
+        constraints = [models.UniqueConstraint(fields=("user", "campaign"), name="one_membership_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.campaign} ({self.get_role_display()})"
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == Role.GM
+
+    @property
+    def is_player(self) -> bool:
+        return self.role == Role.PLAYER
+
+    @property
+    def is_observer(self) -> bool:
+        return self.role == Role.OBSERVER
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def default_invite_expiry():
+    return timezone.now() + timedelta(days=7)
+
+
+class InviteError(Exception):
+    """An invite that cannot be used; ``str(exc)`` says why."""
+
+
+class Invite(models.Model):
+    EXPIRED = "This invite link has expired."
+    USED_UP = "This invite link has been used up."
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invites")
+    token = models.CharField(max_length=64, unique=True, default=new_invite_token, editable=False)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.PLAYER)
+    expires_at = models.DateTimeField(default=default_invite_expiry)
+    max_uses = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    uses = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created", "-pk")
+
+    def __str__(self) -> str:
+        return f"Invite to {self.campaign} as {self.get_role_display()}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("join", args=[self.token])
+
+    def problem(self, now=None) -> str | None:
+        """Why this invite cannot be used now, or ``None`` when it can."""
+        now = now or timezone.now()
+        if self.expires_at <= now:
+            return self.EXPIRED
+        if self.uses >= self.max_uses:
+            return self.USED_UP
+        return None
+
+    def is_valid(self, now=None) -> bool:
+        return self.problem(now) is None
+
+    @property
+    def uses_left(self) -> int:
+        return max(0, self.max_uses - self.uses)
+
+    def redeem(self, user) -> tuple[Membership, bool]:
+        """Make ``user`` a member; returns ``(membership, created)``.
+
+        Locks the invite row so two people cannot take the last use. A user
+        who is already a member keeps their role and uses nothing up.
+        Raises ``InviteError`` when the invite is expired or used up.
+        """
+        with transaction.atomic():
+            invite = Invite.objects.select_for_update().get(pk=self.pk)
+            existing = Membership.objects.filter(user=user, campaign_id=invite.campaign_id).first()
+            if existing:
+                return existing, False
+            reason = invite.problem()
+            if reason:
+                raise InviteError(reason)
+            membership = Membership.objects.create(user=user, campaign_id=invite.campaign_id, role=invite.role)
+            invite.uses += 1
+            invite.save(update_fields=["uses"])
+        self.uses = invite.uses
+        return membership, True
+
+
+class CharacterKind(models.TextChoices):
+    PC = "pc", "Player character"
+    NPC = "npc", "Non-player character"
+    MONSTER = "monster", "Monster"
+
+
+class Character(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="characters",
+        help_text="The player who controls it; empty for NPCs and monsters.",
+    )
+    kind = models.CharField(max_length=10, choices=CharacterKind.choices, default=CharacterKind.PC)
+    name = models.CharField(max_length=100)
+    portrait = models.URLField(max_length=500, blank=True, help_text="Optional link to an image (https://...).")
+    sheet = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("campaign", "kind", "name", "pk")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("character", args=[self.campaign_id, self.pk])
+
+    @property
+    def ruleset_class(self) -> type[Ruleset]:
+        return self.campaign.ruleset_class
+
+    def clean(self) -> None:
+        if not self.campaign_id:
+            return  # the missing campaign is reported on its own field
+        errors: dict[str, list[str]] = {}
+        if self.owner_id and not Membership.objects.filter(campaign_id=self.campaign_id, user_id=self.owner_id).exists():
+            errors["owner"] = ["The owner must be a member of the campaign."]
+        try:
+            ruleset = self.campaign.ruleset_class
+        except UnknownRuleset:
+            errors["sheet"] = ["The campaign's ruleset is unknown."]
+        else:
+            clean, sheet_errors = ruleset.validate_sheet(self.sheet)
+            if sheet_errors:
+                errors["sheet"] = schema_errors_as_messages(ruleset.sheet_schema, sheet_errors)
+            else:
+                self.sheet = clean
+        if errors:
+            raise ValidationError(errors)
