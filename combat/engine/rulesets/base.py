@@ -1,19 +1,75 @@
 """The ruleset plugin API.
 
-A ruleset is an object with a ``key``, a display ``name``, a ``board`` kind
+A ruleset is a class with a ``key``, a display ``name``, a ``board`` kind
 (``"grid"`` or ``"rows"``), ``options`` (house rules with defaults, one per
-**[choice]** of RULESETS.md), and a ``sheet_schema`` describing the stats a
-character of that ruleset needs. The engine core calls its hooks; it never
-tests which ruleset it runs.
+**[choice]** of RULESETS.md), a ``sheet_schema`` describing the stats a
+character needs, and hooks. The core (``combat.engine.core``) owns the
+setup and GM actions, turn order and round bookkeeping, reaction windows,
+undo and visibility; it calls these hooks and never tests which ruleset it
+runs. Adding a ruleset = a new module here + an entry in ``RULESETS``.
+
+How the core drives a ruleset
+-----------------------------
+Every hook that changes something receives a ``Ctx`` (``combat.engine.context``):
+
+- ``ctx.state``   a private working copy of the battle (read it freely; it
+  reflects every event emitted so far in this decision);
+- ``ctx.roll(expr, purpose) -> Roll``  roll dice; the roll is attached to the
+  next event emitted (ENG-2);
+- ``ctx.emit(type, **data) -> Event``  record a fact; it is applied at once;
+- ``ctx.open_decision(combatant_id, prompt, options, default, trigger, resume)``
+  open a reaction window (ENG-6). Call it as the *last* step of a resolver
+  (``return ctx.open_decision(...)``): the rest of the action happens in
+  ``resume(ctx, decision, choice)`` once the controller (or the GM) answers.
+  GM-controlled non-PCs answer at once with ``default`` when the option
+  ``npc_reactions`` is ``"auto"`` (the NPC policy);
+- ``ctx.end_turn()``  end the current turn now (finishers, AP exhausted).
+
+Generic events the core applies (data keys): ``combatant.added {combatant}``,
+``combatant.removed {combatant}``, ``combatant.placed {combatant, pos, row}``,
+``order.set {order}``, ``round.started {round}``, ``turn.started {combatant,
+index}``, ``resources.set {combatant, resources}``, ``hp.set {combatant, hp,
+ko?, alive?}``, ``damage.dealt``/``healed {target, amount, hp, ko?, alive?}``,
+``status.applied {combatant, status, power, duration, ...}``,
+``status.removed {combatant, status}``, ``status.updated {combatant, status,
+fields}``, ``moved {combatant, path, to}``, ``row.changed {combatant, row}``,
+``combatant.updated {combatant, set, extra}``, ``battle.extra {set}``,
+``decision.opened``/``decision.answered``, ``battle.ended {result}``.
+Any event whose data has ``actor`` and ``spend`` (``{"actions": 1}``)
+deducts those resources from the actor. Other event types are log-only
+unless the ruleset maps them in ``appliers`` (event type -> method name,
+called as ``method(state, data)``).
+
+Hooks to override (all optional except what your rules need)
+------------------------------------------------------------
+- ``actions``: the dispatch table, action kind -> method name; each
+  resolver is ``method(ctx, actor: Combatant, action) -> Refusal | None``.
+  It must validate before emitting (ENG-4). ``end_turn`` is provided by the
+  core unless the ruleset maps it.
+- ``init_combatant(sheet) -> dict``: hp, max_hp, resources, extra of a new combatant.
+- ``on_battle_start(ctx)``: emit ``order.set`` (initiative); default keeps add order.
+- ``on_round_start(ctx)`` / ``on_round_end(ctx)``; ``on_turn_start(ctx, c)`` /
+  ``on_turn_end(ctx, c)``.
+- ``can_take_turn(state, c) -> bool``: skipped in the order when False.
+- ``legal_actions(state, c) -> list[ActionOption]`` (ENG-5) for the current actor.
+- ``resume(ctx, decision, choice)``: finish an action paused by a reaction window.
+- ``check_victory(state) -> dict | None`` (ENG-9); default: one side left able.
+- ``hp_fields(c, hp) -> dict``: what setting HP implies (``ko``...).
+- ``validate_content(pack) -> errors`` and ``content`` (ENG-10 starter pack).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from combat.engine.schema import Field, SheetSchema
 
-# Options every ruleset has: how much of the enemy the players see.
+if TYPE_CHECKING:
+    from combat.engine.actions import ActionOption, Refusal
+    from combat.engine.context import Ctx
+    from combat.engine.state import BattleState, Combatant, Decision
+
+# Options every ruleset has: how much of the enemy the players see, how NPCs react.
 COMMON_OPTIONS: tuple[Field, ...] = (
     Field(
         "hide_enemy_hp",
@@ -22,16 +78,29 @@ COMMON_OPTIONS: tuple[Field, ...] = (
         default=True,
         help="Players see enemy health as a bar, not numbers.",
     ),
+    Field(
+        "npc_reactions",
+        "GM-controlled NPC reactions",
+        "choice",
+        default="auto",
+        choices=("auto", "ask"),
+        help="ENG-6: auto = NPCs follow their default policy at once; ask = the GM answers each prompt.",
+    ),
 )
 
 
 class Ruleset:
+    """Base class of every ruleset: metadata, validation, and default hooks."""
+
     key: ClassVar[str] = ""
     name: ClassVar[str] = ""
     board: ClassVar[str] = "grid"
     source: ClassVar[str] = ""
     options: ClassVar[tuple[Field, ...]] = ()
     sheet_schema: ClassVar[SheetSchema] = SheetSchema()
+    actions: ClassVar[dict[str, str]] = {}
+    appliers: ClassVar[dict[str, str]] = {}
+    content: ClassVar[dict[str, dict[str, dict[str, Any]]]] = {}
 
     @classmethod
     def option_schema(cls) -> SheetSchema:
@@ -54,3 +123,103 @@ class Ruleset:
     @classmethod
     def validate_sheet(cls, data: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
         return cls.sheet_schema.validate(data)
+
+    @classmethod
+    def implements_actions(cls) -> bool:
+        """True when the ruleset resolves turn actions (playable battles)."""
+        return bool(cls.actions)
+
+    # --- content (ENG-10) -------------------------------------------------
+    def validate_content(self, pack: Any) -> dict[str, list[str]]:
+        """Errors of a custom content pack ({} when valid). Default: no content accepted."""
+        if pack:
+            return {"__all__": [f"{self.name} has no content definitions."]}
+        return {}
+
+    # --- combatants --------------------------------------------------------
+    def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Initial ``hp``, ``max_hp``, ``resources``, ``extra`` of a combatant with this sheet."""
+        hp = int(sheet.get("hp", 1))
+        return {"hp": hp, "max_hp": hp, "resources": {}, "extra": {}}
+
+    def hp_fields(self, c: Combatant, hp: int) -> dict[str, Any]:
+        """Fields implied by setting ``c``'s HP to ``hp`` (default: KO at 0, back up above 0)."""
+        return {"ko": hp <= 0}
+
+    def can_take_turn(self, state: BattleState, c: Combatant) -> bool:
+        return c.alive and not c.ko
+
+    # --- flow hooks -----------------------------------------------------------
+    def on_battle_start(self, ctx: Ctx) -> None:
+        """Set the turn order (emit ``order.set``). Default: the order combatants were added."""
+        ctx.emit("order.set", order=list(ctx.state.combatants))
+
+    def on_round_start(self, ctx: Ctx) -> None:
+        pass
+
+    def on_round_end(self, ctx: Ctx) -> None:
+        pass
+
+    def on_turn_start(self, ctx: Ctx, c: Combatant) -> None:
+        pass
+
+    def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
+        pass
+
+    def legal_actions(self, state: BattleState, c: Combatant) -> list[ActionOption]:
+        """Options of the current actor besides ``end_turn`` (the core adds that one)."""
+        return []
+
+    def resume(self, ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
+        """Finish the action paused by ``decision`` with the chosen option."""
+        return None
+
+    def check_victory(self, state: BattleState) -> dict[str, Any] | None:
+        """ENG-9: the result when the battle is over, else None. Default: one side left able to act."""
+        able_sides = {c.side for c in state.combatants.values() if c.able}
+        sides = {c.side for c in state.combatants.values()}
+        if len(sides) < 2 or len(able_sides) > 1:
+            return None
+        winner = next(iter(able_sides), None)
+        reason = f"Only the {winner} side can still act." if winner else "No one can act."
+        return {"winner": winner, "reason": reason, "by": "rules"}
+
+    def status_label(self, key: str) -> str:
+        return key.replace("_", " ").title()
+
+
+def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs: int = 20) -> list[str]:
+    """Shared initiative helper: roll ``expr_for(c)`` + ``bonus_for(c)`` for each, highest first.
+
+    Ties are broken by the higher bonus, then by roll-offs among the tied
+    (LUCK-INIT-2, MIST-INIT-2, PARA-INIT-1, BLOCK-ORDER-2): ``expr_for`` may
+    return None for a combatant that rolls nothing (bonus only). Emits one
+    ``initiative.rolled`` event per roll (so each roll is recorded) and
+    returns the order.
+    """
+    state = ctx.state
+    scores: dict[str, tuple] = {}
+    for cid in ids:
+        c = state.combatants[cid]
+        bonus = bonus_for(c)
+        expr = expr_for(c)
+        total = bonus
+        if expr:
+            r = ctx.roll(expr, "initiative")
+            total += r.total
+        ctx.emit("initiative.rolled", combatant=cid, bonus=bonus, total=total)
+        scores[cid] = (total, bonus)
+    keys: dict[str, list] = {cid: [-scores[cid][0], -scores[cid][1]] for cid in ids}
+    for _ in range(max_rolloffs):
+        groups: dict[tuple, list[str]] = {}
+        for cid in ids:
+            groups.setdefault(tuple(keys[cid]), []).append(cid)
+        tied = [g for g in groups.values() if len(g) > 1]
+        if not tied:
+            break
+        for group in tied:
+            for cid in group:
+                r = ctx.roll("1d20", "initiative roll-off")
+                ctx.emit("initiative.rolloff", combatant=cid, total=r.total)
+                keys[cid].append(-r.total)
+    return sorted(ids, key=lambda cid: (keys[cid], ids.index(cid)))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from combat.engine.rulesets.base import Ruleset
+from typing import Any
+
+from combat.engine.rulesets.base import Ruleset, roll_initiative
 from combat.engine.schema import Field, SheetSchema
 
 
@@ -29,3 +31,16 @@ class Luck(Ruleset):
         Field("crit_damage", "Crit damage multiplier", "int", min=2, max=5, default=2),
         Field("abilities", "Abilities", "list", required=False, default=[]),
     ))
+
+    def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        hp = int(sheet.get("hp", 1))
+        return {"hp": hp, "max_hp": hp, "resources": {"actions": 2, "interrupt": 1}, "extra": {}}
+
+    def on_battle_start(self, ctx) -> None:
+        """LUCK-INIT-1/2: 1d20 + initiative score, ties by the higher score, then roll-offs."""
+        order = roll_initiative(ctx, list(ctx.state.combatants), lambda c: "1d20",
+                                lambda c: int(c.sheet.get("initiative", 0)))
+        ctx.emit("order.set", order=order)
+
+    def on_turn_start(self, ctx, c) -> None:
+        ctx.emit("resources.set", combatant=c.id, resources={"actions": 2})

@@ -1,0 +1,185 @@
+"""Board geometry: square grids (distance, range and area shapes, paths) and rows.
+
+Squares are ``(x, y)`` with ``0 <= x < width``, ``0 <= y < height``.
+Two metrics: ``chebyshev`` (a diagonal step counts 1) and ``manhattan``
+(cardinal steps only; MIST-RANGE-1).
+
+>>> chebyshev((0, 0), (2, 1)), manhattan((0, 0), (2, 1))
+(2, 3)
+>>> find_path((0, 0), (2, 0), 3, 1, blocked={(1, 0)})
+>>> find_path((0, 0), (2, 0), 3, 2, blocked={(1, 0)})
+[(0, 0), (1, 1), (2, 0)]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+
+Square = tuple[int, int]
+ROWS = ("front", "back")
+ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
+DIAGONAL = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+MAX_BOARD = 100
+
+
+def chebyshev(a: Iterable[int], b: Iterable[int]) -> int:
+    """Grid distance where a diagonal step counts 1."""
+    ax, ay = a
+    bx, by = b
+    return max(abs(ax - bx), abs(ay - by))
+
+
+def manhattan(a: Iterable[int], b: Iterable[int]) -> int:
+    """Grid distance in cardinal steps."""
+    ax, ay = a
+    bx, by = b
+    return abs(ax - bx) + abs(ay - by)
+
+
+METRICS: dict[str, Callable[[Iterable[int], Iterable[int]], int]] = {
+    "chebyshev": chebyshev,
+    "manhattan": manhattan,
+}
+
+
+def distance(a: Iterable[int], b: Iterable[int], metric: str = "chebyshev") -> int:
+    return METRICS[metric](a, b)
+
+
+def in_bounds(sq: Iterable[int], width: int, height: int) -> bool:
+    x, y = sq
+    return 0 <= x < width and 0 <= y < height
+
+
+def as_square(value: object, width: int, height: int) -> Square | None:
+    """Parse untrusted ``[x, y]`` into a square on the board, or None."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    x, y = value
+    if type(x) is not int or type(y) is not int or not in_bounds((x, y), width, height):
+        return None
+    return (x, y)
+
+
+def neighbours(sq: Square, width: int, height: int, diagonal: bool = True) -> list[Square]:
+    x, y = sq
+    steps = ORTHOGONAL + DIAGONAL if diagonal else ORTHOGONAL
+    return [(x + dx, y + dy) for dx, dy in steps if 0 <= x + dx < width and 0 <= y + dy < height]
+
+
+def within(origin: Iterable[int], radius: int, width: int, height: int, metric: str = "chebyshev") -> list[Square]:
+    """Every square at distance <= radius of origin (a range, or a burst area; MIST-AOE-1 with manhattan)."""
+    ox, oy = origin
+    dist = METRICS[metric]
+    out = []
+    for y in range(max(0, oy - radius), min(height, oy + radius + 1)):
+        for x in range(max(0, ox - radius), min(width, ox + radius + 1)):
+            if dist((ox, oy), (x, y)) <= radius:
+                out.append((x, y))
+    return out
+
+
+def line(a: Iterable[int], b: Iterable[int]) -> list[Square]:
+    """Squares of a straight line from a to b (Bresenham), both ends included."""
+    x0, y0 = a
+    x1, y1 = b
+    dx, dy = abs(x1 - x0), -abs(y1 - y0)
+    sx, sy = (1 if x0 < x1 else -1), (1 if y0 < y1 else -1)
+    err = dx + dy
+    out = []
+    for _ in range(2 * MAX_BOARD + 2):
+        out.append((x0, y0))
+        if x0 == x1 and y0 == y1:
+            break
+        e2 = 2 * err
+        if e2 >= dy:
+            err += dy
+            x0 += sx
+        if e2 <= dx:
+            err += dx
+            y0 += sy
+    return out
+
+
+def area(shape: str, origin: Iterable[int], size: int, width: int, height: int,
+         metric: str = "chebyshev", toward: Iterable[int] | None = None) -> list[Square]:
+    """Squares of an area: ``burst`` (within size of origin), ``single``, ``line`` (size squares toward)."""
+    if shape == "single" or size <= 0:
+        return [tuple(origin)]  # type: ignore[list-item]
+    if shape == "burst":
+        return within(origin, size, width, height, metric)
+    if shape == "line":
+        if toward is None:
+            return [tuple(origin)]  # type: ignore[list-item]
+        return [sq for sq in line(origin, toward)[1: size + 1] if in_bounds(sq, width, height)]
+    raise ValueError(f"Unknown area shape {shape!r}")
+
+
+def reachable(start: Square, max_steps: int, width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
+              no_stop: set[Square] | frozenset = frozenset(), diagonal: bool = True) -> dict[Square, int]:
+    """Squares a mover can end on within ``max_steps`` (BFS), with their step count.
+
+    ``blocked`` squares can be neither crossed nor entered (walls, enemies);
+    ``no_stop`` squares can be crossed but not ended on (allies).
+    """
+    seen = {start: 0}
+    frontier = deque([start])
+    while frontier:
+        sq = frontier.popleft()
+        d = seen[sq]
+        if d >= max_steps:
+            continue
+        for nxt in neighbours(sq, width, height, diagonal):
+            if nxt in seen or nxt in blocked:
+                continue
+            seen[nxt] = d + 1
+            frontier.append(nxt)
+    return {sq: d for sq, d in seen.items() if sq not in no_stop and sq != start}
+
+
+def find_path(start: Square, goal: Square, width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
+              max_steps: int | None = None, diagonal: bool = True) -> list[Square] | None:
+    """Shortest path start..goal (both included) avoiding ``blocked``, or None (BFS, bounded by the board)."""
+    if start == goal:
+        return [start]
+    if goal in blocked or not in_bounds(goal, width, height):
+        return None
+    prev: dict[Square, Square | None] = {start: None}
+    frontier = deque([(start, 0)])
+    while frontier:
+        sq, d = frontier.popleft()
+        if max_steps is not None and d >= max_steps:
+            continue
+        for nxt in neighbours(sq, width, height, diagonal):
+            if nxt in prev or nxt in blocked:
+                continue
+            prev[nxt] = sq
+            if nxt == goal:
+                path = [nxt]
+                node: Square | None = sq
+                while node is not None:
+                    path.append(node)
+                    node = prev[node]
+                return path[::-1]
+            frontier.append((nxt, d + 1))
+    return None
+
+
+def valid_path(path: list[Square], width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
+               diagonal: bool = True) -> str | None:
+    """Why a client-given path is invalid (each step adjacent, on the board, not blocked), or None."""
+    steps = {(dx, dy) for dx, dy in (ORTHOGONAL + DIAGONAL if diagonal else ORTHOGONAL)}
+    for a, b in zip(path, path[1:], strict=False):
+        if (b[0] - a[0], b[1] - a[1]) not in steps:
+            return "Each step must go to a neighbouring square."
+        if not in_bounds(b, width, height):
+            return "The path leaves the board."
+        if b in blocked:
+            return "The path is blocked."
+    return None
+
+
+def other_row(row: str) -> str:
+    """The other row of the same side (rows boards: PARA-ACT-MOVE)."""
+    return "back" if row == "front" else "front"

@@ -1,0 +1,327 @@
+"""The working context of one decision, event application, and turn/round bookkeeping.
+
+``Ctx`` wraps a private clone of the state: hooks emit events through it and
+each event is applied to the clone at once, so later steps see earlier
+effects. ``decide`` returns ``ctx.events``; the caller's state never changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from combat.engine.dice import Roll
+from combat.engine.events import Event
+from combat.engine.rulesets import get_ruleset
+from combat.engine.rulesets.base import Ruleset
+from combat.engine.state import BattleState, Combatant, Decision
+
+_INSTANCES: dict[str, Ruleset] = {}
+
+
+def rules_for(state: BattleState) -> Ruleset:
+    """The (stateless, shared) ruleset object of a battle."""
+    rules = _INSTANCES.get(state.ruleset)
+    if rules is None:
+        rules = _INSTANCES[state.ruleset] = get_ruleset(state.ruleset)()
+    return rules
+
+
+class Ctx:
+    """One decision in progress: working state, dice, emitted events."""
+
+    __slots__ = ("state", "dice", "rules", "events", "_rolls", "_depth")
+
+    def __init__(self, state: BattleState, dice, rules: Ruleset) -> None:
+        self.state = state
+        self.dice = dice
+        self.rules = rules
+        self.events: list[Event] = []
+        self._rolls: list[dict[str, Any]] = []
+        self._depth = 0
+
+    def roll(self, expr: str, purpose: str) -> Roll:
+        """Roll dice; the roll is recorded in the next emitted event (ENG-2)."""
+        r = self.dice.roll(expr, purpose)
+        self._rolls.append(r.to_dict())
+        return r
+
+    def emit(self, type: str, **data: Any) -> Event:
+        """Record an event and apply it to the working state."""
+        if self._rolls:
+            data["rolls"] = self._rolls
+            self._rolls = []
+        event = Event(type, data)
+        apply_event(self.state, event, self.rules)
+        self.events.append(event)
+        return event
+
+    def flush_rolls(self) -> None:
+        """Attach rolls not yet recorded to a ``dice.rolled`` event (none should remain)."""
+        if self._rolls:
+            self.emit("dice.rolled")
+
+    def open_decision(self, combatant: str, prompt: str, options: list[dict[str, str]], default: str,
+                      trigger: str = "", resume: dict[str, Any] | None = None) -> None:
+        """Pause for a reaction window (ENG-6); GM-run NPCs answer at once with ``default`` when auto."""
+        c = self.state.combatants[combatant]
+        decision = Decision(f"d{self.state.seq + 1}", combatant, c.controller, prompt, options, default,
+                            trigger, resume or {})
+        self.emit("decision.opened", decision=decision.to_dict())
+        if c.controller is None and c.kind != "pc" and self.state.options.get("npc_reactions", "auto") == "auto":
+            self.answer(decision.id, default, by="policy")
+
+    def answer(self, decision_id: str, choice: str, by: str) -> Any:
+        pending = self.state.pending
+        assert pending is not None and pending.id == decision_id
+        self.emit("decision.answered", decision=decision_id, combatant=pending.combatant, choice=choice, by=by)
+        self._depth += 1
+        if self._depth > 50:
+            raise RuntimeError("Too many chained reaction windows.")
+        return self.rules.resume(self, pending, choice)
+
+    def end_turn(self) -> None:
+        """End the current turn and start the next able combatant's."""
+        end_turn(self)
+
+
+# --- turn and round bookkeeping (generic for every ruleset) -------------------
+
+def start_battle(ctx: Ctx) -> None:
+    ctx.emit("battle.started")
+    ctx.rules.on_battle_start(ctx)
+    ctx.emit("round.started", round=1)
+    ctx.rules.on_round_start(ctx)
+    start_next_turn(ctx, 0)
+
+
+def end_turn(ctx: Ctx, skipped_by: str | None = None) -> None:
+    state = ctx.state
+    c = state.current()
+    if c is None:
+        return
+    if skipped_by:
+        ctx.emit("turn.skipped", combatant=c.id, by=skipped_by)
+    ctx.rules.on_turn_end(ctx, c)
+    ctx.emit("turn.ended", combatant=c.id)
+    if check_victory(ctx):
+        return
+    start_next_turn(ctx, state.turn + 1)
+
+
+def start_next_turn(ctx: Ctx, index: int) -> None:
+    """Start the turn of the first combatant at or after ``index`` who can act; wrap rounds."""
+    state = ctx.state
+    for _ in range(3 * len(state.order) + 3):
+        if state.phase != "active":
+            return
+        if index >= len(state.order):
+            ctx.rules.on_round_end(ctx)
+            ctx.emit("round.ended", round=state.round)
+            ctx.emit("round.started", round=state.round + 1)
+            ctx.rules.on_round_start(ctx)
+            if check_victory(ctx):
+                return
+            index = 0
+            if not state.order:
+                return
+        c = state.combatants[state.order[index]]
+        if ctx.rules.can_take_turn(state, c):
+            ctx.emit("turn.started", combatant=c.id, index=index, round=state.round)
+            ctx.rules.on_turn_start(ctx, c)
+            return
+        index += 1
+    check_victory(ctx)
+
+
+def check_victory(ctx: Ctx) -> bool:
+    """ENG-9: end the battle when the ruleset says it is over. True when ended."""
+    state = ctx.state
+    if state.phase != "active":
+        return state.phase == "ended"
+    result = ctx.rules.check_victory(state)
+    if result is None:
+        return False
+    ctx.emit("battle.ended", result=result)
+    return True
+
+
+def finish(ctx: Ctx) -> None:
+    """After any accepted action: record stray rolls, end the battle or a turn that cannot go on."""
+    ctx.flush_rolls()
+    state = ctx.state
+    if state.phase != "active" or state.pending is not None:
+        return
+    if check_victory(ctx):
+        return
+    c = state.current()
+    if c is None or not ctx.rules.can_take_turn(state, c):
+        if c is not None:
+            ctx.emit("turn.ended", combatant=c.id, reason="cannot act")
+            start_next_turn(ctx, state.turn + 1)
+        else:
+            start_next_turn(ctx, state.turn)
+
+
+# --- applying events (deterministic, no dice) -----------------------------------
+
+def _c(state: BattleState, data: dict[str, Any], key: str = "combatant") -> Combatant:
+    return state.combatants[data[key]]
+
+
+def _added(state: BattleState, d: dict[str, Any]) -> None:
+    c = Combatant.from_dict(d["combatant"])
+    state.combatants[c.id] = c
+    state.extra["next_id"] = max(state.extra.get("next_id", 1), int(c.id[1:]) + 1)
+    if state.phase == "active":
+        state.order.append(c.id)
+
+
+def _removed(state: BattleState, d: dict[str, Any]) -> None:
+    cid = d["combatant"]
+    state.combatants.pop(cid, None)
+    if cid in state.order:
+        i = state.order.index(cid)
+        state.order.pop(i)
+        if i < state.turn:
+            state.turn -= 1
+
+
+def _placed(state: BattleState, d: dict[str, Any]) -> None:
+    c = _c(state, d)
+    if "pos" in d:
+        c.pos = list(d["pos"]) if d["pos"] is not None else None
+    if "row" in d:
+        c.row = d["row"]
+
+
+def _order(state: BattleState, d: dict[str, Any]) -> None:
+    state.order = list(d["order"])
+    state.turn = 0
+
+
+def _started(state: BattleState, d: dict[str, Any]) -> None:
+    state.phase = "active"
+
+
+def _round(state: BattleState, d: dict[str, Any]) -> None:
+    state.round = d["round"]
+
+
+def _turn(state: BattleState, d: dict[str, Any]) -> None:
+    state.turn = d["index"]
+
+
+def _resources(state: BattleState, d: dict[str, Any]) -> None:
+    _c(state, d).resources.update(d["resources"])
+
+
+def _vitals(c: Combatant, d: dict[str, Any]) -> None:
+    c.hp = d["hp"]
+    if "ko" in d:
+        c.ko = d["ko"]
+    if "alive" in d:
+        c.alive = d["alive"]
+
+
+def _hp(state: BattleState, d: dict[str, Any]) -> None:
+    _vitals(_c(state, d), d)
+
+
+def _target_hp(state: BattleState, d: dict[str, Any]) -> None:
+    _vitals(_c(state, d, "target"), d)
+
+
+_STATUS_META = frozenset(("combatant", "status", "rolls", "by", "actor", "spend", "source_name"))
+
+
+def _status_applied(state: BattleState, d: dict[str, Any]) -> None:
+    _c(state, d).statuses[d["status"]] = {k: v for k, v in d.items() if k not in _STATUS_META}
+
+
+def _status_removed(state: BattleState, d: dict[str, Any]) -> None:
+    _c(state, d).statuses.pop(d["status"], None)
+
+
+def _status_updated(state: BattleState, d: dict[str, Any]) -> None:
+    _c(state, d).statuses[d["status"]].update(d["fields"])
+
+
+def _moved(state: BattleState, d: dict[str, Any]) -> None:
+    _c(state, d).pos = list(d["to"])
+
+
+def _row(state: BattleState, d: dict[str, Any]) -> None:
+    _c(state, d).row = d["row"]
+
+
+_UPDATABLE = frozenset(("hp", "max_hp", "alive", "ko", "row", "pos", "name", "side", "controller", "sheet"))
+
+
+def _updated(state: BattleState, d: dict[str, Any]) -> None:
+    c = _c(state, d)
+    for key, value in d.get("set", {}).items():
+        if key in _UPDATABLE:
+            setattr(c, key, value)
+    c.extra.update(d.get("extra", {}))
+
+
+def _battle_extra(state: BattleState, d: dict[str, Any]) -> None:
+    state.extra.update(d["set"])
+
+
+def _opened(state: BattleState, d: dict[str, Any]) -> None:
+    state.pending = Decision.from_dict(d["decision"])
+
+
+def _answered(state: BattleState, d: dict[str, Any]) -> None:
+    state.pending = None
+
+
+def _ended(state: BattleState, d: dict[str, Any]) -> None:
+    state.phase = "ended"
+    state.pending = None
+    state.result = d["result"]
+
+
+APPLIERS: dict[str, Callable[[BattleState, dict[str, Any]], None]] = {
+    "combatant.added": _added,
+    "combatant.removed": _removed,
+    "combatant.placed": _placed,
+    "combatant.updated": _updated,
+    "order.set": _order,
+    "battle.started": _started,
+    "round.started": _round,
+    "turn.started": _turn,
+    "resources.set": _resources,
+    "hp.set": _hp,
+    "damage.dealt": _target_hp,
+    "healed": _target_hp,
+    "status.applied": _status_applied,
+    "status.removed": _status_removed,
+    "status.updated": _status_updated,
+    "moved": _moved,
+    "row.changed": _row,
+    "battle.extra": _battle_extra,
+    "decision.opened": _opened,
+    "decision.answered": _answered,
+    "battle.ended": _ended,
+}
+
+
+def apply_event(state: BattleState, event: Event, rules: Ruleset) -> None:
+    """Fold one event into ``state`` in place (the single place state changes)."""
+    data = event.data
+    fn = APPLIERS.get(event.type)
+    if fn is not None:
+        fn(state, data)
+    else:
+        name = rules.appliers.get(event.type)
+        if name is not None:
+            getattr(rules, name)(state, data)
+    spend = data.get("spend")
+    if spend:
+        res = state.combatants[data["actor"]].resources
+        for key, amount in spend.items():
+            res[key] = res.get(key, 0) - amount
+    state.seq += 1
