@@ -1,0 +1,123 @@
+"""Load the demo: a GM, two players, one campaign per ruleset with PCs and monsters.
+
+Idempotent: whatever already exists (found by username, campaign name and
+character name) is left exactly as it is, so a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from combat.engine.rulesets import RULESETS
+from vtt.models import Campaign, Character, CharacterKind, Membership, Role
+
+USERS = (
+    # username, password, is_superuser
+    ("gm", "gm-demo-pass", True),
+    ("alice", "alice-demo-pass", False),
+    ("bob", "bob-demo-pass", False),
+)
+
+# Small variations on each ruleset's default sheet; keys a schema lacks are dropped.
+PCS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
+    "mist": {
+        "alice": ("Aria the Warden", {"hp": 120, "defense": 14, "rampart": 1, "heavy_armor": True}),
+        "bob": ("Bram the Arcanist", {"hp": 80, "mnd": 45, "accuracy": 60}),
+    },
+    "paradigm": {
+        "alice": ("Kael", {"hp": 36, "job": "Knight", "row": "front", "defense": 2}),
+        "bob": ("Lyra", {"hp": 26, "job": "Mage", "row": "back", "magic_defense": 2}),
+    },
+    "luck": {
+        "alice": ("Tamsin", {"hp": 24, "armor": 2}),
+        "bob": ("Odo", {"hp": 18, "luck_bonus": 2}),
+    },
+    "action-block": {
+        "alice": ("Vera Stone", {"hp": 35, "max_strength": 25, "melee_boost": 1}),
+        "bob": ("Milo Finch", {"hp": 28, "max_speed": 26, "ghost_power": 3}),
+    },
+}
+MONSTERS: dict[str, dict[str, dict[str, Any]]] = {
+    "mist": {"Mist Wolf": {"hp": 60, "speed": 14}, "Stone Golem": {"hp": 200, "defense": 25, "speed": 4}},
+    "paradigm": {"Goblin": {"hp": 20}, "Ogre": {"hp": 60, "tier": 2}},
+    "luck": {"Bandit": {"hp": 12}, "Troll": {"hp": 40, "armor": 3}},
+    "action-block": {"Ghoul": {"hp": 20}, "Wraith": {"hp": 30, "ghost_power": 10}},
+}
+
+
+def sheet_from(ruleset, changes: dict[str, Any]) -> dict[str, Any] | None:
+    """Defaults with ``changes`` applied; changes the schema refuses are dropped."""
+    schema = ruleset.sheet_schema
+    sheet = schema.defaults() | {k: v for k, v in changes.items() if schema.get(k)}
+    clean, errors = schema.validate(sheet)
+    if errors:
+        sheet = {k: v for k, v in sheet.items() if k not in errors}
+        clean, errors = schema.validate(schema.defaults() | sheet)
+    return None if errors else clean
+
+
+def monsters_for(ruleset) -> dict[str, dict[str, Any]]:
+    """The ruleset module's own ``MONSTERS`` when it has one, else ours."""
+    module = sys.modules.get(ruleset.__module__)
+    shipped = getattr(module, "MONSTERS", None) or getattr(ruleset, "MONSTERS", None)
+    if isinstance(shipped, dict) and shipped:
+        return {str(name): dict(data) for name, data in list(shipped.items())[:4] if isinstance(data, dict)}
+    return MONSTERS.get(ruleset.key, {"Brute": {}, "Skirmisher": {}})
+
+
+class Command(BaseCommand):
+    help = "Create the demo users and one campaign per ruleset (safe to run again)."
+
+    @transaction.atomic
+    def handle(self, *args, **options):
+        User = get_user_model()
+        users = {}
+        created_any = False
+        for username, password, admin in USERS:
+            user, created = User.objects.get_or_create(
+                username=username, defaults={"is_staff": admin, "is_superuser": admin}
+            )
+            if created:
+                user.set_password(password)
+                user.save(update_fields=["password"])
+                created_any = True
+            users[username] = user
+        gm = users["gm"]
+        for key, ruleset in RULESETS.items():
+            campaign, created = Campaign.objects.get_or_create(
+                owner=gm, name=f"Demo: {ruleset.name}",
+                defaults={"ruleset": key, "options": ruleset.default_options()},
+            )
+            created_any |= created
+            for username, role in (("gm", Role.GM), ("alice", Role.PLAYER), ("bob", Role.PLAYER)):
+                _, created = Membership.objects.get_or_create(
+                    user=users[username], campaign=campaign, defaults={"role": role}
+                )
+                created_any |= created
+            if campaign.ruleset != key:
+                continue  # someone renamed things by hand; leave their campaign alone
+            for username, (name, changes) in PCS.get(key, {}).items():
+                created_any |= self._character(campaign, ruleset, name, CharacterKind.PC, users[username], changes)
+            for name, changes in monsters_for(ruleset).items():
+                created_any |= self._character(campaign, ruleset, name, CharacterKind.MONSTER, None, changes)
+        self.stdout.write(("Demo loaded." if created_any else "Demo already loaded; nothing changed.") + " Logins:")
+        for username, password, admin in USERS:
+            role = "game master, admin" if admin else "player"
+            self.stdout.write(f"  {username} / {password}  ({role})")
+
+    def _character(self, campaign, ruleset, name, kind, owner, changes) -> bool:
+        if Character.objects.filter(campaign=campaign, name=name).exists():
+            return False
+        sheet = sheet_from(ruleset, changes)
+        if sheet is None:
+            self.stderr.write(f"Skipped {name}: its sheet does not fit {ruleset.name}.")
+            return False
+        character = Character(campaign=campaign, name=name, kind=kind, owner=owner, sheet=sheet)
+        character.full_clean()
+        character.save()
+        return True
