@@ -1,5 +1,11 @@
-"""Websocket routes. Filled in by the live-table work."""
+"""Websocket routes: one socket per open battle page."""
 
 from __future__ import annotations
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from combat.consumers import BattleConsumer
+
+websocket_urlpatterns = [
+    path("ws/battles/<int:battle_id>/", BattleConsumer.as_asgi()),
+]

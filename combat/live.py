@@ -1,0 +1,392 @@
+"""What to send to whom after a battle changes.
+
+``combat.services`` calls ``battle_changed(battle_id, seq)`` once per commit.
+It reads the battle once (snapshot, the latest log window, the members) and
+renders each region of ``templates/combat/battle.html`` once per *visibility
+class*: the GM view and the player view (``view_for``). The HTML goes to
+channel groups, so a consumer only forwards bytes:
+
+- ``battle-<id>-gm``: board, tracker, log, GM panel, the GM's action panel
+  and prompt;
+- ``battle-<id>-pl``: board, tracker, log as any player may see them;
+- ``battle-<id>-u<user>``: one player's own action panel, prompt and sheet,
+  for each player who controls a combatant.
+
+The same context builders serve the first page render, the HTMX responses
+and a reconnecting socket (``regions_for``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import get_template
+
+from combat.engine.core import Viewer, legal_actions, view_for
+from combat.engine.rulesets import get_ruleset
+from combat.engine.state import BattleState
+from combat.models import Battle, BattleEvent
+from combat.templatetags.battle_words import describe
+from vtt.models import Membership
+
+log = logging.getLogger(__name__)
+
+GM, PLAYER, OBSERVER = "gm", "player", "observer"
+LOG_WINDOW = 30
+TEMPLATE = "combat/battle.html"
+# Regions (partial names) each message carries; every one is a top-level element with an id.
+SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
+GM_REGIONS = (*SHARED_REGIONS, "gm", "actions", "prompt", "sheet")
+USER_REGIONS = ("actions", "prompt", "sheet")
+ALL_REGIONS = (*SHARED_REGIONS, "gm", "actions", "prompt", "sheet")
+PUSH = "battle.push"
+GM_QUICK = (("gm.skip_turn", "Skip this turn"),)
+# (kind, label, fields) of the GM override forms; combat.forms parses the same fields.
+GM_FORMS = (
+    ("gm.set_hp", "Set HP", ("combatant", "hp")),
+    ("gm.set_resource", "Set a resource", ("combatant", "resource")),
+    ("gm.add_status", "Add a status", ("combatant", "status", "power")),
+    ("gm.remove_status", "Remove a status", ("combatant", "status")),
+    ("gm.move", "Move a token", ("combatant", "square")),
+    ("gm.remove_combatant", "Remove a combatant", ("combatant",)),
+    ("gm.end_battle", "End the battle", ("reason",)),
+)
+
+
+def class_group(battle_id: int, vclass: str) -> str:
+    """The group of every socket of one visibility class ("gm" or "pl") on a battle."""
+    return f"battle-{battle_id}-{vclass}"
+
+
+def user_group(battle_id: int, user_id: Any) -> str:
+    """The group of one user's sockets on a battle (their own panel, prompts, sheet)."""
+    return f"battle-{battle_id}-u{user_id}"
+
+
+def vclass_of(role: str) -> str:
+    return "gm" if role == GM else "pl"
+
+
+@dataclass
+class Table:
+    """Everything a render needs, read once per change."""
+
+    battle: Battle
+    state: BattleState
+    events: list[tuple[int, str, dict[str, Any]]]  # newest first
+    members: dict[str, tuple[str, str]]  # user id -> (role, username)
+    _views: dict[Any, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def hide_enemy_hp(self) -> bool:
+        return bool(self.state.options.get("hide_enemy_hp", True))
+
+    def view(self, role: str, user_id: str | None) -> dict[str, Any]:
+        key = (role, user_id)
+        if key not in self._views:
+            self._views[key] = view_for(self.state, Viewer(role=role, user_id=user_id))
+        return self._views[key]
+
+    def controllers(self) -> set[str]:
+        """Players (not GMs) who control a combatant: they get their own pushes."""
+        return {
+            c.controller
+            for c in self.state.combatants.values()
+            if c.controller is not None and self.members.get(c.controller, ("", ""))[0] == PLAYER
+        }
+
+    def name_of(self, user_id: str | None) -> str:
+        if user_id is None:
+            return "GM"
+        return self.members.get(user_id, ("", "someone"))[1]
+
+
+def load_table(battle_id: int, battle: Battle | None = None) -> Table | None:
+    """Read a battle for rendering: three queries, whatever the log's length."""
+    if battle is None:
+        battle = Battle.objects.filter(pk=battle_id).first()
+        if battle is None:
+            return None
+    rows = list(
+        BattleEvent.objects.filter(battle_id=battle.pk)
+        .order_by("-seq")
+        .values_list("seq", "type", "data")[:LOG_WINDOW]
+    )
+    members = {
+        str(uid): (role, name)
+        for uid, role, name in Membership.objects.filter(campaign_id=battle.campaign_id).values_list(
+            "user_id", "role", "user__username"
+        )
+    }
+    return Table(battle, BattleState.from_dict(battle.snapshot), rows, members)
+
+
+# ---------------------------------------------------------------- contexts
+
+
+def _initials(name: str) -> str:
+    words = [w for w in name.replace("-", " ").split() if w]
+    if not words:
+        return "?"
+    if len(words) == 1:
+        return words[0][:2].title()
+    last = words[-1]
+    return (words[0][0] + (last if last.isdigit() else last[0])).upper()[:3]
+
+
+def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None) -> list[dict[str, Any]]:
+    state = table.state
+    current = state.current()
+    pending = state.pending
+    tokens = []
+    for cid, c in view.get("combatants", {}).items():
+        hp, max_hp = c.get("hp"), c.get("max_hp")
+        ratio = c.get("hp_ratio")
+        pct = round(100 * ratio) if isinstance(ratio, int | float) else None
+        if pct is not None:
+            pct = max(0, min(100, pct))
+        # Who controls a token is table knowledge (the tracker shows it), not a secret.
+        real = state.combatants.get(cid)
+        controller = real.controller if real is not None else None
+        statuses = [
+            {"name": name, "power": s.get("power"), "duration": s.get("duration")}
+            for name, s in (c.get("statuses") or {}).items()
+        ]
+        tokens.append({
+            "id": cid,
+            "name": c.get("name", cid),
+            "initials": _initials(c.get("name", cid)),
+            "side": c.get("side", "party"),
+            "kind": c.get("kind", "pc"),
+            "controller": controller,
+            "controller_name": table.name_of(controller),
+            "hp": hp,
+            "max_hp": max_hp,
+            "pct": pct,
+            "pos": c.get("pos"),
+            "row": c.get("row"),
+            "statuses": statuses,
+            "alive": c.get("alive", True),
+            "ko": c.get("ko", False),
+            "acting": current is not None and current.id == cid,
+            "reacting": pending is not None and pending.combatant == cid,
+            "mine": viewer_id is not None and controller == viewer_id,
+            "resources": c.get("resources") or {},
+        })
+    return tokens
+
+
+def shared_context(table: Table, vclass: str) -> dict[str, Any]:
+    """Board, tracker and log as one visibility class sees them."""
+    state = table.state
+    is_gm = vclass == "gm"
+    view = table.view(GM if is_gm else PLAYER, None)
+    tokens = _tokens(table, view, None)
+    by_id = {t["id"]: t for t in tokens}
+    order = [by_id[cid] for cid in state.order if cid in by_id]
+    waiting = [t for t in tokens if t["id"] not in state.order]
+    names = {cid: c.name for cid, c in state.combatants.items()}
+    hidden = set()
+    if not is_gm and table.hide_enemy_hp:
+        hidden = {cid for cid, c in state.combatants.items() if c.side == "enemy"}
+    entries = [describe(seq, etype, data, names, hidden) for seq, etype, data in table.events]
+    entries = [e for e in entries if e["text"] or e["rolls"]]
+    ruleset = get_ruleset(state.ruleset)
+    current = state.current()
+    pending = state.pending
+    connected_users = sorted({t["controller"] for t in tokens if t["controller"]} | {
+        uid for uid, (role, _) in table.members.items() if role == GM
+    })
+    return {
+        "battle": table.battle,
+        "battle_id": table.battle.pk,
+        "seq": table.battle.seq,
+        "state": state,
+        "phase": state.phase,
+        "round": state.round,
+        "ruleset": ruleset,
+        "board_kind": ruleset.board,
+        "diagonal": ruleset.key != "mist",
+        "width": state.width,
+        "height": state.height,
+        "cols": range(state.width),
+        "rows": range(state.height),
+        "blocked": [list(b) for b in state.blocked],
+        "tokens": tokens,
+        "placed": [t for t in tokens if t["pos"] is not None and t["alive"]],
+        "order": order,
+        "waiting": waiting,
+        "current": by_id.get(current.id) if current else None,
+        "pending": pending,
+        "pending_for": table.name_of(pending.controller) if pending else "",
+        "result": state.result,
+        "log": entries,
+        "log_more": len(table.events) == LOG_WINDOW and table.events[-1][0] > 1,
+        "log_oldest": table.events[-1][0] if table.events else 0,
+        "is_gm": is_gm,
+        "vclass": vclass,
+        "presence_users": [(uid, table.name_of(uid)) for uid in connected_users],
+        "rows_board": _rows(tokens) if ruleset.board == "rows" else None,
+    }
+
+
+def _rows(tokens: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A rows board: each side's front and back rows, enemies on top."""
+    sides = []
+    for side in ("enemy", "party"):
+        rows = [("back", "Back row"), ("front", "Front row")] if side == "enemy" else [
+            ("front", "Front row"), ("back", "Back row")]
+        sides.append({
+            "side": side,
+            "rows": [
+                {"key": key, "label": label,
+                 "tokens": [t for t in tokens if t["side"] == side and t["row"] == key and t["alive"]]}
+                for key, label in rows
+            ],
+        })
+    return sides
+
+
+def _option_dict(option: Any, state: BattleState, actor: Any) -> dict[str, Any]:
+    d = option.to_dict()
+    d["needs_target"] = bool(d["targets"])
+    d["needs_square"] = bool(d["squares"]) and not d["targets"]
+    d["target_choices"] = [
+        (cid, state.combatants[cid].name) for cid in d["targets"] if cid in state.combatants
+    ]
+    # What battle.js needs to highlight targets, squares and preview a path.
+    d["pick"] = {
+        "kind": d["kind"],
+        "targets": d["targets"],
+        "squares": d["squares"],
+        "from": actor.pos,
+        "path": d["kind"] == "move",
+    }
+    return d
+
+
+def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
+    """One viewer's own regions: the action panel, the prompt, the sheet."""
+    state = table.state
+    current = state.current()
+    acting = None
+    options: list[dict[str, Any]] = []
+    if current is not None and state.pending is None and (is_gm or current.controller == user_id):
+        acting = current
+        options = [_option_dict(o, state, current) for o in legal_actions(state, current.id)]
+    pending = state.pending
+    prompt = pending if pending is not None and (is_gm or pending.controller == user_id) else None
+    mine_view = table.view(GM if is_gm else PLAYER, None if is_gm else user_id)
+    own = [
+        t for t in _tokens(table, mine_view, user_id)
+        if (t["mine"] if not is_gm else (t["controller"] is not None and t["controller"] == user_id))
+    ]
+    names = {cid: c.name for cid, c in state.combatants.items()}
+    return {
+        "viewer_id": user_id,
+        "acting": acting,
+        "acting_mine": acting is not None and acting.controller == user_id,
+        "options": options,
+        "prompt": prompt,
+        "prompt_who": names.get(prompt.combatant, "") if prompt else "",
+        "own": own,
+        "has_combatant": bool(own) or is_gm,
+        "current_name": current.name if current else "",
+    }
+
+
+def gm_context(table: Table) -> dict[str, Any]:
+    state = table.state
+    statuses: set[str] = set()
+    resources: set[str] = set()
+    for c in state.combatants.values():
+        statuses.update(c.statuses)
+        resources.update(c.resources)
+    return {
+        "all_combatants": [
+            {"id": cid, "name": c.name, "hp": c.hp, "max_hp": c.max_hp, "pos": c.pos, "row": c.row,
+             "statuses": sorted(c.statuses), "resources": c.resources, "side": c.side}
+            for cid, c in state.combatants.items()
+        ],
+        "known_statuses": sorted(statuses | {"stun", "blind", "sleep", "slow", "silence", "disarm"}),
+        "known_resources": sorted(resources),
+        "gm_quick": GM_QUICK,
+        "gm_forms": GM_FORMS,
+    }
+
+
+def context_for(table: Table, role: str, user_id: str | None) -> dict[str, Any]:
+    """The full context of one viewer (first render, HTMX response, reconnect)."""
+    is_gm = role == GM
+    ctx = shared_context(table, vclass_of(role))
+    ctx.update(user_context(table, user_id, is_gm))
+    if is_gm:
+        ctx.update(gm_context(table))
+    ctx["role"] = role
+    return ctx
+
+
+# ---------------------------------------------------------------- rendering
+
+_templates: dict[str, Any] = {}
+
+
+def _template(region: str) -> Any:
+    tpl = _templates.get(region)
+    if tpl is None:
+        tpl = _templates[region] = get_template(f"{TEMPLATE}#{region}")
+    return tpl
+
+
+def render(regions: tuple[str, ...], ctx: dict[str, Any]) -> str:
+    """Concatenated regions; each is one element with an id, swapped out of band."""
+    return "".join(_template(region).render(ctx) for region in regions)
+
+
+def regions_for(table: Table, role: str, user_id: str | None) -> str:
+    """Every region as this viewer sees it (a reconnecting socket, an HTMX response)."""
+    ctx = context_for(table, role, user_id)
+    regions = GM_REGIONS if role == GM else (*SHARED_REGIONS, *USER_REGIONS)
+    return render(regions, ctx)
+
+
+def messages_for(table: Table) -> list[tuple[str, str]]:
+    """(group, html) pairs for one change: one render per visibility class, one per controlling player."""
+    bid = table.battle.pk
+    gm_ctx = shared_context(table, "gm")
+    gm_ctx.update(user_context(table, None, True))
+    gm_ctx.update(gm_context(table))
+    gm_ctx["role"] = GM
+    out = [(class_group(bid, "gm"), render(GM_REGIONS, gm_ctx))]
+    pl_ctx = shared_context(table, "pl")
+    pl_ctx["role"] = PLAYER
+    out.append((class_group(bid, "pl"), render(SHARED_REGIONS, pl_ctx)))
+    for uid in sorted(table.controllers()):
+        ctx = dict(pl_ctx)
+        ctx.update(user_context(table, uid, False))
+        out.append((user_group(bid, uid), render(USER_REGIONS, ctx)))
+    return out
+
+
+async def _send_all(messages: list[tuple[str, str]], seq: int) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    await asyncio.gather(*(layer.group_send(group, {"type": PUSH, "html": html, "seq": seq})
+                           for group, html in messages))
+
+
+def battle_changed(battle_id: int, seq: int) -> None:
+    """Services' on-commit hook: render the changed regions once per class and push them."""
+    try:
+        table = load_table(battle_id)
+        if table is None:
+            return
+        async_to_sync(_send_all)(messages_for(table), seq)
+    except Exception:  # a failed push must never undo a committed action
+        log.exception("live push for battle %s failed", battle_id)

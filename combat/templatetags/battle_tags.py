@@ -1,0 +1,47 @@
+"""Small template helpers for the battle page.
+
+Everything a viewer may see is decided before rendering (``combat.live``
+builds the context from the engine's ``view_for``); these helpers only format.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.simple_tag
+def client_token() -> str:
+    """A fresh idempotency key for one rendered form: a double tap posts it twice, it acts once."""
+    return secrets.token_urlsafe(12)
+
+
+@register.filter
+def tojson(value: Any) -> str:
+    """JSON for a data attribute (autoescaping makes it attribute-safe)."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+@register.filter
+def cost_text(cost: dict[str, int] | None) -> str:
+    """``{"actions": 1, "mp": 5}`` -> ``"1 actions, 5 mp"``."""
+    if not cost:
+        return "free"
+    return ", ".join(f"{amount} {name.replace('_', ' ')}" for name, amount in cost.items())
+
+
+@register.filter
+def square_label(square: list[int] | tuple[int, int]) -> str:
+    """Squares are 0-based in the engine; people count from 1."""
+    x, y = square[0], square[1]
+    return f"column {x + 1}, row {y + 1}"
+
+
+@register.filter
+def square_value(square: list[int] | tuple[int, int]) -> str:
+    return f"{square[0]},{square[1]}"
