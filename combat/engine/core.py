@@ -58,14 +58,14 @@ def new_battle_event(ruleset_key: str, options: dict[str, Any] | None, seed: int
         if sq is None:
             raise ValueError(f"Blocked square {list(b)!r} is not on the board.")
         squares.append(list(sq))
-    if content:
-        problems = rules().validate_content(content)
-        if problems:
-            raise ValueError("Invalid content: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(problems.items())))
     data = {"ruleset": ruleset_key, "options": clean, "seed": int(seed), "width": width, "height": height,
             "blocked": squares}
     if content:
-        data["content"] = content
+        plugin = rules()
+        problems = plugin.validate_content(content)
+        if problems:
+            raise ValueError("Invalid content: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(problems.items())))
+        data["content"] = plugin.clean_content(content)
     return Event("battle.created", data)
 
 

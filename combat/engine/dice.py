@@ -177,6 +177,6 @@ def check_expr(expr: Any) -> str | None:
         return "Dice expression is too long."
     try:
         _ROLLER.parse(expr)
-    except d20.RollError as exc:
-        return f"Not a dice expression ({exc})."
+    except d20.RollError:
+        return "Not a dice expression (write it like 1d8+2)."
     return None

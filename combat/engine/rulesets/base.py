@@ -136,6 +136,10 @@ class Ruleset:
             return {"__all__": [f"{self.name} has no content definitions."]}
         return {}
 
+    def clean_content(self, pack: Any) -> dict[str, Any]:
+        """The validated pack with defaults filled in (stored in the ``battle.created`` event)."""
+        return {}
+
     # --- combatants --------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
         """Initial ``hp``, ``max_hp``, ``resources``, ``extra`` of a combatant with this sheet."""
