@@ -93,6 +93,16 @@ def collect(form: forms.BaseForm, schema: SheetSchema, prefix: str) -> tuple[dic
     return schema.validate(data)
 
 
+def report(form: forms.BaseForm, errors: dict[str, list[str]], prefix: str) -> None:
+    """Put whole-dict errors on their fields, unless the field already said why."""
+    for key, messages in errors.items():
+        name = prefix + key if prefix + key in form.fields else None
+        if name in form.errors:
+            continue
+        for message in messages:
+            form.add_error(name, message)
+
+
 class SchemaFieldsMixin:
     """Template helpers: the generated fields as bound fields, grouped."""
 
@@ -131,7 +141,10 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm):
 
     def __init__(self, *args, ruleset_key: str | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        key = ruleset_key or (self.data.get("ruleset") if self.is_bound else None) or self.instance.ruleset
+        if self.instance.pk:
+            key = self.instance.ruleset
+        else:
+            key = ruleset_key or (self.data.get("ruleset") if self.is_bound else None)
         if key not in RULESETS:
             key = next(iter(RULESETS))
         self.ruleset_key = key
@@ -147,16 +160,14 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        if self.is_bound and not self.instance.pk and cleaned.get("options_for") != cleaned.get("ruleset"):
+        ruleset = cleaned.get("ruleset")
+        if self.is_bound and not self.instance.pk and ruleset and cleaned.get("options_for") != ruleset:
             self.ruleset_changed = True
             raise ValidationError("The house rules below are for the newly chosen ruleset: review them and save again.")
         if self.errors:
             return cleaned
         options, errors = collect(self, self.option_schema, OPTION_PREFIX)
-        for key, messages in errors.items():
-            name = OPTION_PREFIX + key if OPTION_PREFIX + key in self.fields else None
-            for message in messages:
-                self.add_error(name, message)
+        report(self, errors, OPTION_PREFIX)
         self.instance.options = options
         return cleaned
 
@@ -220,10 +231,7 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
                 self.instance.sheet = cleaned["campaign"].ruleset_class.sheet_schema.defaults()
             return cleaned
         sheet, errors = collect(self, self.sheet_schema, SHEET_PREFIX)
-        for key, messages in errors.items():
-            name = SHEET_PREFIX + key if SHEET_PREFIX + key in self.fields else None
-            for message in messages:
-                self.add_error(name, message)
+        report(self, errors, SHEET_PREFIX)
         if not errors:
             self.instance.sheet = sheet
         return cleaned

@@ -13,6 +13,11 @@ from combat.engine.rulesets import get_ruleset
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def make_user(username: str, **extra):
     return get_user_model().objects.create_user(username=username, password=f"{username}-pass-9x", **extra)
 
