@@ -90,3 +90,32 @@ def view_for(state: BattleState, viewer: Viewer) -> dict[str, Any]:
         "combatants": combatants, "pending": pending, "result": state.result,
         "options": dict(state.options) if gm else {"hide_enemy_hp": hide},
     }
+
+
+_HP_KEYS = ("hp", "amount", "raw", "rolled", "reduced")
+
+
+def event_for(event, state: BattleState, viewer: Viewer) -> dict[str, Any] | None:
+    """An event as ``viewer`` may read it in the combat log (a dict), or None when hidden.
+
+    Dice stay visible (ENG-2: the log shows them). For players, when
+    ``hide_enemy_hp`` is on, exact HP and damage numbers about enemies are
+    removed; a reaction window's private ``resume`` data is GM-only.
+    """
+    d = event.to_dict()
+    if viewer.role == "gm":
+        return d
+    data = dict(d["data"])
+    if event.type == "decision.opened":
+        data["decision"] = {k: v for k, v in data["decision"].items() if k != "resume"}
+    if state.options.get("hide_enemy_hp", True):
+        uid = viewer.user_id if viewer.role == "player" else None
+        sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid} or {"party"}
+        who = state.combatants.get(data.get("target") or data.get("combatant") or "")
+        if who is not None and who.side not in sides:
+            for key in _HP_KEYS:
+                data.pop(key, None)
+            if event.type in ("damage.dealt", "healed", "damage.rolled"):
+                data.pop("rolls", None)
+    d["data"] = data
+    return d

@@ -161,3 +161,27 @@ def test_view_hides_enemy_hp_from_players_only():
     o2 = shown.add("Orc", "enemy", (1, 0), hp=8)
     assert view_for(shown.state, Viewer("player", "7"))["combatants"][o2]["hp"] == 8
     json.dumps(gm)
+
+
+def test_pending_prompt_and_log_numbers_are_shown_only_to_whom_they_concern():
+    from combat.engine.view import event_for
+    from tests.engine.test_luck import duel
+
+    b, a, o, _ = duel()
+    b.act("end_turn", a)
+    ev = b.act("ability", o, dice=[10, 3, 4], ability="weapon:claws", targets=[a])
+    mine = view_for(b.state, Viewer("player", "7"))["pending"]
+    assert mine["mine"] and [x["key"] for x in mine["options"]] == ["parry", "pass"] and "resume" not in mine
+    other = view_for(b.state, Viewer("player", "8"))["pending"]
+    assert other["options"] == [] and other["prompt"] == "Waiting for a reaction."
+    assert view_for(b.state, Viewer("gm"))["pending"]["resume"]["raw"] == 8
+    opened = next(e for e in ev if e.type == "decision.opened")
+    assert "resume" not in event_for(opened, b.state, Viewer("player", "7"))["data"]["decision"]
+    ev = b.act("answer", a, dice=[1], choice="parry")
+    b.act("end_turn", o)
+    hit = b.act("ability", a, dice=[12, 5], ability="weapon:sword", targets=[o])
+    dealt = next(e for e in hit if e.type == "damage.dealt")
+    assert "hp" not in event_for(dealt, b.state, Viewer("player", "7"))["data"]
+    assert event_for(dealt, b.state, Viewer("gm"))["data"]["hp"] == 20 - 4
+    luck = next(e for e in hit if e.type == "luck.rolled")
+    assert event_for(luck, b.state, Viewer("observer"))["data"]["rolls"][0]["faces"] == [12]
