@@ -1,5 +1,8 @@
 """Load the demo: a GM, two players, one campaign per ruleset with PCs and monsters.
 
+Sheets come from the ruleset module's ``HEROES`` and ``MONSTERS`` when it ships
+them, else from the schema's defaults with the small variations below.
+
 Idempotent: whatever already exists (found by username, campaign name and
 character name) is left exactly as it is, so a second run changes nothing.
 """
@@ -61,6 +64,14 @@ def sheet_from(ruleset, changes: dict[str, Any]) -> dict[str, Any] | None:
     return None if errors else clean
 
 
+def heroes_for(ruleset) -> list[dict[str, Any]]:
+    """Sample PC sheets the ruleset module ships (``HEROES``), in order; may be empty."""
+    shipped = getattr(sys.modules.get(ruleset.__module__), "HEROES", None)
+    if isinstance(shipped, dict):
+        return [dict(sheet) for sheet in shipped.values() if isinstance(sheet, dict)]
+    return []
+
+
 def monsters_for(ruleset) -> dict[str, dict[str, Any]]:
     """The ruleset module's own ``MONSTERS`` when it has one, else ours."""
     module = sys.modules.get(ruleset.__module__)
@@ -101,8 +112,10 @@ class Command(BaseCommand):
                 created_any |= created
             if campaign.ruleset != key:
                 continue  # someone renamed things by hand; leave their campaign alone
-            for username, (name, changes) in PCS.get(key, {}).items():
-                created_any |= self._character(campaign, ruleset, name, CharacterKind.PC, users[username], changes)
+            heroes = heroes_for(ruleset)
+            for i, (username, (name, changes)) in enumerate(PCS.get(key, {}).items()):
+                sheet = heroes[i] if i < len(heroes) else changes
+                created_any |= self._character(campaign, ruleset, name, CharacterKind.PC, users[username], sheet)
             for name, changes in monsters_for(ruleset).items():
                 created_any |= self._character(campaign, ruleset, name, CharacterKind.MONSTER, None, changes)
         self.stdout.write(("Demo loaded." if created_any else "Demo already loaded; nothing changed.") + " Logins:")
