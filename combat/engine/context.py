@@ -87,11 +87,27 @@ class Ctx:
 
 # --- turn and round bookkeeping (generic for every ruleset) -------------------
 
+def _paused(ctx: Ctx, at: str, index: int = 0) -> bool:
+    """True when a hook left a reaction window open: remember where the turn flow stops."""
+    if ctx.state.pending is None:
+        return False
+    ctx.emit("battle.extra", set={"flow": {"at": at, "index": index}})
+    return True
+
+
 def start_battle(ctx: Ctx) -> None:
     ctx.emit("battle.started")
     ctx.rules.on_battle_start(ctx)
-    ctx.emit("round.started", round=1)
+    if _paused(ctx, "round_start"):
+        return
+    _round_start(ctx, 1)
+
+
+def _round_start(ctx: Ctx, number: int) -> None:
+    ctx.emit("round.started", round=number)
     ctx.rules.on_round_start(ctx)
+    if _paused(ctx, "turn", 0) or check_victory(ctx):
+        return
     start_next_turn(ctx, 0)
 
 
@@ -103,24 +119,36 @@ def end_turn(ctx: Ctx, skipped_by: str | None = None) -> None:
     if skipped_by:
         ctx.emit("turn.skipped", combatant=c.id, by=skipped_by)
     ctx.rules.on_turn_end(ctx, c)
-    ctx.emit("turn.ended", combatant=c.id)
+    if _paused(ctx, "turn_end", state.turn):
+        return
+    _turn_ended(ctx, c.id)
+
+
+def _turn_ended(ctx: Ctx, cid: str) -> None:
+    ctx.emit("turn.ended", combatant=cid)
     if check_victory(ctx):
         return
-    start_next_turn(ctx, state.turn + 1)
+    start_next_turn(ctx, ctx.state.turn + 1)
 
 
 def start_next_turn(ctx: Ctx, index: int) -> None:
-    """Start the turn of the first combatant at or after ``index`` who can act; wrap rounds."""
+    """Start the turn of the first combatant at or after ``index`` who can act; wrap rounds.
+
+    Hooks may open reaction windows (e.g. choices at the end of a round):
+    the flow stops there and ``finish`` continues it once answered.
+    """
     state = ctx.state
     for _ in range(3 * len(state.order) + 3):
         if state.phase != "active":
             return
         if index >= len(state.order):
             ctx.rules.on_round_end(ctx)
+            if _paused(ctx, "round_end"):
+                return
             ctx.emit("round.ended", round=state.round)
             ctx.emit("round.started", round=state.round + 1)
             ctx.rules.on_round_start(ctx)
-            if check_victory(ctx):
+            if _paused(ctx, "turn", 0) or check_victory(ctx):
                 return
             index = 0
             if not state.order:
@@ -132,6 +160,25 @@ def start_next_turn(ctx: Ctx, index: int) -> None:
             return
         index += 1
     check_victory(ctx)
+
+
+def _continue_flow(ctx: Ctx) -> None:
+    """Resume the turn/round flow a reaction window interrupted."""
+    state = ctx.state
+    flow = state.extra["flow"]
+    ctx.emit("battle.extra", set={"flow": None})
+    at = flow["at"]
+    if at == "turn_end":
+        cid = state.order[flow["index"]] if flow["index"] < len(state.order) else None
+        if cid is not None:
+            _turn_ended(ctx, cid)
+    elif at == "round_end":
+        ctx.emit("round.ended", round=state.round)
+        _round_start(ctx, state.round + 1)
+    elif at == "round_start":
+        _round_start(ctx, 1)
+    else:
+        start_next_turn(ctx, flow["index"])
 
 
 def check_victory(ctx: Ctx) -> bool:
@@ -150,6 +197,10 @@ def finish(ctx: Ctx) -> None:
     """After any accepted action: record stray rolls, end the battle or a turn that cannot go on."""
     ctx.flush_rolls()
     state = ctx.state
+    for _ in range(20):
+        if state.phase != "active" or state.pending is not None or not state.extra.get("flow"):
+            break
+        _continue_flow(ctx)
     if state.phase != "active" or state.pending is not None:
         return
     if check_victory(ctx):
@@ -197,7 +248,7 @@ def _placed(state: BattleState, d: dict[str, Any]) -> None:
 
 def _order(state: BattleState, d: dict[str, Any]) -> None:
     state.order = list(d["order"])
-    state.turn = 0
+    state.turn = d.get("turn", 0)
 
 
 def _started(state: BattleState, d: dict[str, Any]) -> None:

@@ -26,6 +26,9 @@ class Battle:
         return out
 
     def try_act(self, kind: str, actor: str | None = None, dice: list[int] | None = None, **params: Any):
+        return self.submit(kind, actor, dice, params)
+
+    def submit(self, kind: str, actor: str | None, dice: list[int] | None, params: dict[str, Any]):
         scripted = ScriptedDice(dice or [])
         out = resolve(self.state, Action(kind, actor, params), scripted)
         if isinstance(out, Refusal):
@@ -36,13 +39,16 @@ class Battle:
         return events
 
     def add(self, name: str, side: str = "party", pos=None, kind: str | None = None, controller=None,
-            **sheet: Any) -> str:
+            row: str | None = None, **sheet: Any) -> str:
         params: dict[str, Any] = {"name": name, "side": side, "sheet": sheet, "controller": controller}
         if kind:
             params["kind"] = kind
         if pos is not None:
             params["pos"] = list(pos)
-        events = self.act("setup.add_combatant", **params)
+        if row is not None:
+            params["row"] = row
+        events = self.submit("setup.add_combatant", None, None, params)
+        assert not isinstance(events, Refusal), events.reason
         return events[0].data["combatant"]["id"]
 
     def c(self, cid: str):
