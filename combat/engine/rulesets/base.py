@@ -25,9 +25,19 @@ Every hook that changes something receives a ``Ctx`` (``combat.engine.context``)
   ``npc_reactions`` is ``"auto"`` (the NPC policy);
 - ``ctx.end_turn()``  end the current turn now (finishers, AP exhausted).
 
+Turn-flow hooks (round/turn start and end) may open a reaction window too
+(a phase where players choose, an end-of-round prompt): the core stops the
+flow there and continues it after the answer and ``resume``.
+
+Typical reactions: LUCK interrupt after the damage roll (Parry), MIST
+rampart attack before a move completes, BLOCK dodge before the to-hit roll
+and block after a hit. Each is ``open_decision`` at that point of the
+resolver, with what is left to do in ``resume`` (JSON).
+
 Generic events the core applies (data keys): ``combatant.added {combatant}``,
 ``combatant.removed {combatant}``, ``combatant.placed {combatant, pos, row}``,
-``order.set {order}``, ``round.started {round}``, ``turn.started {combatant,
+``order.set {order, turn?}`` (a new order; ``turn`` keeps the index, e.g. a
+held turn inserted mid-round), ``round.started {round}``, ``turn.started {combatant,
 index}``, ``resources.set {combatant, resources}``, ``hp.set {combatant, hp,
 ko?, alive?}``, ``damage.dealt``/``healed {target, amount, hp, ko?, alive?}``,
 ``status.applied {combatant, status, power, duration, ...}``,
@@ -55,7 +65,30 @@ Hooks to override (all optional except what your rules need)
 - ``resume(ctx, decision, choice)``: finish an action paused by a reaction window.
 - ``check_victory(state) -> dict | None`` (ENG-9); default: one side left able.
 - ``hp_fields(c, hp) -> dict``: what setting HP implies (``ko``...).
-- ``validate_content(pack) -> errors`` and ``content`` (ENG-10 starter pack).
+- ``validate_content(pack) -> errors``, ``clean_content(pack) -> pack`` and
+  ``content`` (ENG-10 starter pack; custom packs ride in ``battle.created``
+  and are in ``state.extra["content"]``); ``check_sheet_content(state,
+  sheet) -> message | None`` refuses sheets naming undefined content;
+  ``status_keys(state) -> set`` limits ``gm.add_status``.
+
+Example: the smallest playable ruleset (rows board, attack action)::
+
+    class Duel(Ruleset):
+        key, name, board = "duel", "Duel", "rows"
+        sheet_schema = SheetSchema((Field("hp", "HP", default=10, min=1),))
+        actions = {"hit": "act_hit"}
+
+        def act_hit(self, ctx, actor, action):
+            t = ctx.state.combatants.get(action.params.get("target"))
+            if t is None or t.side == actor.side:
+                return Refusal("Choose an enemy.")
+            dmg = ctx.roll("1d6", "damage").total
+            ctx.emit("damage.dealt", actor=actor.id, target=t.id, amount=dmg,
+                     hp=max(0, t.hp - dmg), ko=t.hp <= dmg)
+            ctx.end_turn()
+
+Register it in ``rulesets/__init__.py``; ``tests/engine/test_plugin_api.py``
+plays a fuller one (AP, rows, a dodge window, an end-of-round prompt).
 """
 
 from __future__ import annotations
