@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from combat.engine.rulesets import RULESETS, get_ruleset, ruleset_choices
 from combat.engine.schema import Field, SheetSchema
-from vtt.models import Campaign, Character, CharacterKind, Invite, Membership, Role
+from vtt.models import Campaign, Character, CharacterKind, Invite, Membership, Role, has_nul
 
 SHEET_PREFIX = "sheet_"
 OPTION_PREFIX = "opt_"
@@ -46,6 +46,8 @@ class SchemaFormField(forms.Field):
             self.widget.attrs["required"] = True
 
     def clean(self, value):
+        if has_nul(value):
+            raise ValidationError("Null characters are not allowed.", code="null_characters_not_allowed")
         try:
             return self.spec.clean(value)
         except ValueError as exc:

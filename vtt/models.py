@@ -37,6 +37,17 @@ def schema_errors_as_messages(schema, errors: dict[str, list[str]]) -> list[str]
     return messages
 
 
+def has_nul(value: Any) -> bool:
+    """True when a NUL character hides anywhere in a JSON-like value (PostgreSQL refuses those)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(has_nul(v) for v in value)
+    return False
+
+
 class Role(models.TextChoices):
     GM = "gm", "Game master"
     PLAYER = "player", "Player"
@@ -80,6 +91,8 @@ class Campaign(models.Model):
             before = Campaign.objects.filter(pk=self.pk).values_list("ruleset", flat=True).first()
             if before and before != self.ruleset and self.characters.exists():
                 raise ValidationError({"ruleset": "The ruleset of a campaign with characters cannot change."})
+        if has_nul(self.options):
+            raise ValidationError({"options": "Null characters are not allowed."})
         clean, errors = self.ruleset_class.validate_options(self.options)
         if errors:
             schema = self.ruleset_class.option_schema()
@@ -227,6 +240,9 @@ class Character(models.Model):
         errors: dict[str, list[str]] = {}
         if self.owner_id and not Membership.objects.filter(campaign_id=self.campaign_id, user_id=self.owner_id).exists():
             errors["owner"] = ["The owner must be a member of the campaign."]
+        if has_nul(self.sheet):
+            errors["sheet"] = ["Null characters are not allowed."]
+            raise ValidationError(errors)
         try:
             ruleset = self.campaign.ruleset_class
         except UnknownRuleset:
