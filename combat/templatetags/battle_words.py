@@ -40,7 +40,29 @@ def _damage(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
     target = d.get("target")
     kind = d.get("damage_type") or d.get("kind") or ""
     kind = f" {kind}" if isinstance(kind, str) and kind else ""
-    return f"{_who(names, target)} takes {d.get('amount', 0)}{kind} damage{_hp_note(d, target, hidden)}."
+    raw = d.get("raw")
+    detail = f" ({raw} rolled)" if isinstance(raw, int) and raw != d.get("amount") else ""
+    ko = " and falls" if d.get("ko") and target not in hidden else ""
+    return f"{_who(names, target)} takes {d.get('amount', 0)}{kind} damage{detail}{_hp_note(d, target, hidden)}{ko}."
+
+
+def _targets(names: Names, targets: Any) -> str:
+    if isinstance(targets, list) and targets:
+        return " on " + ", ".join(_who(names, t) for t in targets)
+    return ""
+
+
+def _ability(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
+    what = d.get("name") or d.get("ability") or "an ability"
+    return f"{_who(names, d.get('actor'))} uses {what}{_targets(names, d.get('targets'))}."
+
+
+def _luck(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
+    outcome = {"miss": "a miss", "hit": "a hit", "crit": "a critical hit"}.get(str(d.get("outcome")), "rolled")
+    if d.get("auto"):
+        return f"{_who(names, d.get('actor'))} reaches {_who(names, d.get('target'))}: {outcome}, no roll needed."
+    total = d.get("total")
+    return f"Luck roll against {_who(names, d.get('target'))}: {total}, {outcome}."
 
 
 def _healed(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
@@ -156,11 +178,24 @@ WORDS: dict[str, Callable[[dict[str, Any], Names, set[str]], str]] = {
     "hp.set": _gm_set_hp,
     "resources.set": _resources,
     "status.applied": _status,
-    "status.removed": lambda d, n, h: f"{_who(n, d.get('combatant'))} is no longer {d.get('status', '')}.",
+    "status.removed": lambda d, n, h: f"{_who(n, d.get('combatant'))} is no longer {d.get('status', '')}"
+    + (f" ({d['reason']})." if isinstance(d.get("reason"), str) else "."),
     "status.updated": lambda d, n, h: f"{_who(n, d.get('combatant'))}'s {d.get('status', 'status')} changes.",
     "decision.opened": _decision,
     "decision.answered": _answered,
     "dice.rolled": lambda d, n, h: "Dice rolled.",
+    "ability.used": _ability,
+    "luck.rolled": _luck,
+    "ability.missed": lambda d, n, h: f"{_who(n, d.get('actor'))} misses {_who(n, d.get('target'))}.",
+    "damage.rolled": lambda d, n, h: f"Damage roll: {d.get('raw', '?')}" + (" (critical)" if d.get("crit") else "") + ".",
+    "interrupt.used": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} interrupts {_who(n, d.get('against'))} with {d.get('name') or d.get('ability')}."),
+    "status.resisted": lambda d, n, h: f"{_who(n, d.get('target'))} resists {d.get('status', 'the status')}.",
+    "status.kept": lambda d, n, h: (
+        f"{_who(n, d.get('target'))} keeps the stronger {d.get('status', 'status')} (power {d.get('power', '?')})."),
+    "recover.failed": lambda d, n, h: (
+        f"{_who(n, d.get('combatant'))} fails to recover from {d.get('status', 'a status')}."),
+    "turn.prepared": lambda d, n, h: "",
     "battle.extra": lambda d, n, h: "",
     "battle.ended": _ended,
 }

@@ -1,0 +1,323 @@
+/* Battle page behaviour: live socket bookkeeping, targeting on the board, path preview,
+   confirmation, zoom, log filter. The server decides everything; this only helps to point. */
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+  var root = document.getElementById("battle-root");
+  if (!root || !window.htmx) { return; }
+
+  // Refusals (4xx) carry a reason: show it in the message area, never swap it over a region.
+  htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "4..", swap: true, error: false, target: "#messages", swapOverride: "innerHTML" },
+    { code: "...", swap: false, error: true }
+  ];
+
+  var me = root.dataset.user || "";
+  var opened = 0;
+  var socketOpen = false;
+  var presence = {};
+  var mode = null; // {type: "pick", form, option, label} | {type: "place", cid, kind, name}
+  var cell = 44;
+  var conn = document.getElementById("conn");
+  var hint = document.getElementById("board-hint");
+  var cancelButton = root.querySelector("[data-cancel]");
+  var dialog = document.getElementById("confirm");
+  var pendingSubmit = null;
+
+  function seqNow() {
+    var el = document.getElementById("battle-seq");
+    return el ? parseInt(el.dataset.seq, 10) || 0 : 0;
+  }
+
+  function setConn(text, cls) {
+    if (!conn) { return; }
+    conn.textContent = text;
+    conn.className = "conn " + cls;
+  }
+
+  function randomToken() {
+    var bytes = new Uint8Array(12);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  // ---------------------------------------------------------------- socket
+  root.addEventListener("htmx:wsOpen", function (e) {
+    socketOpen = true;
+    setConn("Live", "live");
+    e.detail.socketWrapper.send(JSON.stringify({ type: "sync", seq: seqNow(), reconnect: opened > 0 }));
+    opened += 1;
+  });
+  root.addEventListener("htmx:wsClose", function () {
+    socketOpen = false;
+    presence = {};
+    applyMarks();
+    setConn("Offline: reconnecting…", "down");
+  });
+  root.addEventListener("htmx:wsBeforeMessage", function (e) {
+    var text = e.detail.message;
+    if (typeof text === "string" && text.charAt(0) === "{") {
+      e.preventDefault();
+      try {
+        var data = JSON.parse(text);
+        if (data.presence) {
+          Object.keys(data.presence).forEach(function (uid) { presence[uid] = !!data.presence[uid]; });
+          applyMarks();
+        }
+      } catch (err) { /* not ours */ }
+    }
+  });
+  root.addEventListener("htmx:wsAfterMessage", refresh);
+  document.body.addEventListener("htmx:afterSettle", refresh);
+
+  document.body.addEventListener("htmx:configRequest", function (e) {
+    if (socketOpen) { e.detail.headers["X-VTT-Live"] = "1"; }
+  });
+  document.body.addEventListener("htmx:afterRequest", function (e) {
+    // A finished request (accepted or refused) frees its form for a new attempt with a new token.
+    var xhr = e.detail.xhr;
+    var elt = e.detail.elt;
+    if (xhr && xhr.status > 0 && elt && elt.querySelector) {
+      var input = elt.querySelector("input[name=client_token]");
+      if (input) { input.value = randomToken(); }
+    }
+  });
+
+  function applyMarks() {
+    root.querySelectorAll("[data-presence-user]").forEach(function (el) {
+      el.classList.toggle("online", !!presence[el.dataset.presenceUser]);
+    });
+    if (me) {
+      root.querySelectorAll(".token").forEach(function (el) {
+        el.classList.toggle("mine", el.dataset.controller === me);
+      });
+    }
+  }
+
+  function refresh() {
+    applyMarks();
+    if (mode && mode.type === "pick") {
+      // The action panel may have been re-rendered: find the same option again, or stop targeting.
+      var again = null;
+      root.querySelectorAll("#actions form.act-form").forEach(function (f) {
+        if (f.dataset.label === mode.label) { again = f; }
+      });
+      if (again && !again.querySelector("button[disabled]")) { startPick(again); } else { cancel(); }
+    } else if (mode) {
+      highlight();
+    }
+  }
+
+  // ---------------------------------------------------------------- targeting
+  function board() { return document.getElementById("board"); }
+
+  function clearMarks() {
+    var b = board();
+    if (!b) { return; }
+    b.querySelectorAll(".sq").forEach(function (el) { el.remove(); });
+    b.querySelectorAll(".token.target").forEach(function (el) { el.classList.remove("target"); });
+  }
+
+  function square(x, y, cls) {
+    var el = document.createElement("div");
+    el.className = "sq " + (cls || "");
+    el.style.gridColumn = String(x + 1);
+    el.style.gridRow = String(y + 1);
+    el.setAttribute("aria-hidden", "true");
+    board().appendChild(el);
+  }
+
+  function highlight() {
+    clearMarks();
+    var b = board();
+    if (!b || !mode) { return; }
+    if (mode.type === "pick") {
+      var opt = mode.option;
+      (opt.targets || []).forEach(function (cid) {
+        var t = b.querySelector('.token[data-cid="' + cid + '"]');
+        if (t) { t.classList.add("target"); }
+      });
+      (opt.squares || []).forEach(function (sq) { square(sq[0], sq[1], ""); });
+    }
+  }
+
+  function setHint(text) {
+    if (hint) { hint.textContent = text; }
+    if (cancelButton) { cancelButton.hidden = !mode; }
+  }
+
+  function startPick(form) {
+    root.querySelectorAll("form.picking").forEach(function (f) { if (f !== form) { f.classList.remove("picking"); } });
+    var option;
+    try { option = JSON.parse(form.dataset.option || "{}"); } catch (err) { option = {}; }
+    mode = { type: "pick", form: form, option: option, label: form.dataset.label };
+    form.classList.add("picking");
+    highlight();
+    setHint(option.targets && option.targets.length ? "Tap a highlighted token for " + mode.label + "."
+      : "Tap a highlighted square for " + mode.label + ".");
+  }
+
+  function startPlace(cid, kind, name) {
+    cancel();
+    mode = { type: "place", cid: cid, kind: kind, name: name };
+    setHint("Tap a square for " + name + ".");
+  }
+
+  function cancel() {
+    root.querySelectorAll("form.picking").forEach(function (f) { f.classList.remove("picking"); });
+    mode = null;
+    clearMarks();
+    setHint("");
+  }
+
+  function cellAt(e) {
+    var b = board();
+    var rect = b.getBoundingClientRect();
+    var cols = parseInt(b.dataset.width, 10);
+    var rows = parseInt(b.dataset.height, 10);
+    var size = rect.width / cols;
+    var x = Math.floor((e.clientX - rect.left) / size);
+    var y = Math.floor((e.clientY - rect.top) / size);
+    if (x < 0 || y < 0 || x >= cols || y >= rows) { return null; }
+    return [x, y];
+  }
+
+  function inList(list, sq) {
+    return (list || []).some(function (s) { return s[0] === sq[0] && s[1] === sq[1]; });
+  }
+
+  // Breadth-first path over the board, around blocked squares and enemy tokens (a preview only:
+  // the engine finds and checks the real path).
+  function previewPath(from, to) {
+    var b = board();
+    var cols = parseInt(b.dataset.width, 10);
+    var rows = parseInt(b.dataset.height, 10);
+    var diagonal = b.dataset.diagonal === "1";
+    var wall = {};
+    b.querySelectorAll(".blocked").forEach(function (el) {
+      wall[(parseInt(el.style.gridColumn, 10) - 1) + "," + (parseInt(el.style.gridRow, 10) - 1)] = true;
+    });
+    b.querySelectorAll(".token.side-enemy").forEach(function (el) { wall[el.dataset.x + "," + el.dataset.y] = true; });
+    var steps = diagonal ? [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]] : [[1, 0], [-1, 0], [0, 1], [0, -1]];
+    var prev = {};
+    var start = from[0] + "," + from[1];
+    prev[start] = null;
+    var queue = [from];
+    for (var i = 0; i < queue.length && i < 5000; i++) {
+      var cur = queue[i];
+      if (cur[0] === to[0] && cur[1] === to[1]) { break; }
+      for (var k = 0; k < steps.length; k++) {
+        var nx = cur[0] + steps[k][0];
+        var ny = cur[1] + steps[k][1];
+        var key = nx + "," + ny;
+        if (nx < 0 || ny < 0 || nx >= cols || ny >= rows || key in prev || wall[key]) { continue; }
+        prev[key] = cur;
+        queue.push([nx, ny]);
+      }
+    }
+    var path = [];
+    var at = to;
+    var guard = 0;
+    while (at && guard++ < 500) {
+      path.unshift(at);
+      at = prev[at[0] + "," + at[1]];
+    }
+    return path.length && path[0][0] === from[0] && path[0][1] === from[1] ? path : [];
+  }
+
+  function drawPath(to) {
+    highlight();
+    if (!mode || mode.type !== "pick" || !mode.option.path || !mode.option.from) { return 0; }
+    var path = previewPath(mode.option.from, to);
+    path.slice(1).forEach(function (sq) { square(sq[0], sq[1], "path"); });
+    return Math.max(0, path.length - 1);
+  }
+
+  function confirmThen(text, form) {
+    pendingSubmit = form;
+    if (dialog && typeof dialog.showModal === "function") {
+      document.getElementById("confirm-text").textContent = text;
+      dialog.showModal();
+    } else if (window.confirm(text)) {
+      submit(form);
+    }
+  }
+
+  function submit(form) {
+    pendingSubmit = null;
+    var seqInput = form.querySelector("input[name=expected_seq]");
+    if (seqInput && !seqInput.value) { seqInput.value = String(seqNow()); }
+    if (typeof form.requestSubmit === "function") { form.requestSubmit(); } else { htmx.trigger(form, "submit"); }
+    cancel();
+  }
+
+  function tapBoard(e) {
+    var tok = e.target.closest(".token");
+    var sq = tok && tok.dataset.x !== undefined ? [parseInt(tok.dataset.x, 10), parseInt(tok.dataset.y, 10)] : cellAt(e);
+    if (mode.type === "place") {
+      if (!sq) { return; }
+      var pf = document.getElementById("place-form");
+      if (!pf) { return; }
+      pf.querySelector("input[name=kind]").value = mode.kind;
+      pf.querySelector("input[name=combatant]").value = mode.cid;
+      pf.querySelector("input[name=square]").value = sq[0] + "," + sq[1];
+      if (mode.kind === "setup.place") { submit(pf); } else {
+        confirmThen("Move " + mode.name + " to column " + (sq[0] + 1) + ", row " + (sq[1] + 1) + "?", pf);
+      }
+      return;
+    }
+    var opt = mode.option;
+    var form = mode.form;
+    if (opt.targets && opt.targets.length) {
+      if (!tok || opt.targets.indexOf(tok.dataset.cid) < 0) { setHint("Not a valid target: tap a highlighted token."); return; }
+      form.querySelector("select[name=target]").value = tok.dataset.cid;
+      confirmThen(mode.label + " on " + (tok.getAttribute("title") || "that target") + "?", form);
+      return;
+    }
+    if (!sq || !inList(opt.squares, sq)) { setHint("Out of reach: tap a highlighted square."); return; }
+    form.querySelector("select[name=square]").value = sq[0] + "," + sq[1];
+    var steps = drawPath(sq);
+    confirmThen(mode.label + " to column " + (sq[0] + 1) + ", row " + (sq[1] + 1) + (steps ? " (" + steps + " squares)" : "") + "?", form);
+  }
+
+  root.addEventListener("click", function (e) {
+    var el = e.target.closest("[data-pick]");
+    if (el) { startPick(el.closest("form")); return; }
+    el = e.target.closest("[data-place]");
+    if (el) { startPlace(el.dataset.place, el.dataset.kind, el.dataset.name); return; }
+    if (e.target.closest("[data-cancel]")) { cancel(); return; }
+    el = e.target.closest("[data-zoom]");
+    if (el) {
+      cell = Math.max(28, Math.min(80, cell + 8 * parseInt(el.dataset.zoom, 10)));
+      root.style.setProperty("--cell", cell + "px");
+      return;
+    }
+    el = e.target.closest("[data-confirm]");
+    if (el) {
+      dialog.close();
+      if (el.dataset.confirm === "yes" && pendingSubmit) { submit(pendingSubmit); } else { highlight(); }
+      return;
+    }
+    if (mode && e.target.closest("#board")) { tapBoard(e); }
+  });
+
+  root.addEventListener("pointermove", function (e) {
+    if (!mode || mode.type !== "pick" || !mode.option.path || e.pointerType === "touch" || !e.target.closest("#board")) { return; }
+    var sq = cellAt(e);
+    if (sq && inList(mode.option.squares, sq)) { drawPath(sq); }
+  });
+
+  root.addEventListener("change", function (e) {
+    if (e.target.matches("[data-log-filter]")) {
+      document.getElementById("log-wrap").classList.toggle("only-rolls", e.target.checked);
+    }
+  });
+
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && mode) { cancel(); }
+  });
+
+  applyMarks();
+})();

@@ -1,0 +1,80 @@
+"""Live-table fixtures: a started D20 Luck battle and a logged-in session per persona.
+
+The consumers run their database work in other threads, so these tests use
+transactional databases (``transaction=True``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from tests.live.table import table
+
+ORIGIN = (b"origin", b"http://testserver")
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+@pytest.fixture
+def live_table(transactional_db):
+    """(users, campaign, battle, cookies): cookies maps a persona to its session id."""
+    users, campaign, battle = table()
+    cookies = {name: session_cookie(user) for name, user in users.items()}
+    return users, campaign, battle, cookies
+
+
+def application():
+    from vtt.asgi import application as app
+
+    return app
+
+
+def communicator(battle_id: int, cookie: str | None, origin: bytes | None = b"http://testserver"):
+    headers = []
+    if origin is not None:
+        headers.append((b"origin", origin))
+    if cookie:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    return WebsocketCommunicator(application(), f"/ws/battles/{battle_id}/", headers=headers)
+
+
+async def frames(comm, timeout: float = 1.0, until: str | None = None) -> list[str]:
+    """HTML frames received within ``timeout`` (presence lines skipped); stops early at ``until``.
+
+    Polls with ``receive_nothing``: a ``receive_from`` that times out would cancel the application.
+    """
+    out: list[str] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if await comm.receive_nothing(timeout=0.02, interval=0.005):
+            continue
+        text = await comm.receive_from(timeout=1)
+        if text.startswith("{") and "presence" in json.loads(text):
+            continue
+        out.append(text)
+        if until is not None and until in text:
+            return out
+    return out
+
+
+async def presence_lines(comm, timeout: float = 0.5) -> list[dict]:
+    out = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if await comm.receive_nothing(timeout=0.02, interval=0.005):
+            continue
+        text = await comm.receive_from(timeout=1)
+        if text.startswith("{"):
+            out.append(json.loads(text))
+    return out

@@ -1,0 +1,148 @@
+"""The battle websocket: who may connect, what each seat receives after an action."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+
+from combat import services
+from tests.live.conftest import communicator, frames, presence_lines
+from tests.live.table import SECRET_HP, current
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _fire_bolt(battle, user):
+    """Ayla (the player's Mage, first in initiative) casts Fire Bolt at the Goblin."""
+    actor = current(battle)
+    assert actor.name == "Ayla"
+    goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
+    result = services.submit_action(
+        battle.pk, user, {"kind": "ability", "actor": actor.id, "params": {"ability": "fire_bolt",
+                                                                          "targets": [goblin.id]}},
+        battle.seq, "tok-1",
+    )
+    assert result.ok, result.reason
+    return result
+
+
+async def _connect(battle_id, cookie):
+    comm = communicator(battle_id, cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    return comm
+
+
+async def test_members_receive_the_pushed_regions_after_an_action(live_table):
+    users, _, battle, cookies = live_table
+    seats = {name: await _connect(battle.pk, cookies[name]) for name in ("gm", "player", "other_player", "observer")}
+    try:
+        for comm in seats.values():
+            await frames(comm, 0.2)  # presence lines
+        result = await database_sync_to_async(_fire_bolt)(battle, users["player"])
+        got = {name: "".join(await frames(comm, 2.0, until='id="battle-seq"')) for name, comm in seats.items()}
+        for name, html in got.items():
+            for region in ('id="board"', 'id="tracker"', 'id="log"', 'id="battle-seq"'):
+                assert region in html, (name, region)
+            assert f'data-seq="{result.seq}"' in html, name
+            assert "Fire Bolt" in html, name
+        # The GM gets the GM panel; players never do.
+        assert 'id="gm-panel"' in got["gm"]
+        assert 'id="gm-panel"' not in got["player"] and 'id="gm-panel"' not in got["observer"]
+        # The acting player's own regions (action panel, sheet) come on their own group.
+        own = "".join(await frames(seats["player"], 1.0, until='id="sheet"')) + got["player"]
+        assert 'id="actions"' in own and 'id="sheet"' in own
+        assert 'id="actions"' not in got["observer"]
+    finally:
+        for comm in seats.values():
+            await comm.disconnect()
+
+
+async def test_a_players_frames_never_contain_gm_only_values(live_table):
+    users, _, battle, cookies = live_table
+    gm = await _connect(battle.pk, cookies["gm"])
+    player = await _connect(battle.pk, cookies["player"])
+    try:
+        await database_sync_to_async(_fire_bolt)(battle, users["player"])
+        gm_html = "".join(await frames(gm, 1.5))
+        player_html = "".join(await frames(player, 1.5))
+        # The Goblin's exact HP (max 4321) is GM-only while the campaign hides enemy HP.
+        assert str(SECRET_HP) in gm_html
+        assert player_html and str(SECRET_HP) not in player_html
+        # A reconnecting player's full render is the player view too.
+        await player.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
+        fresh = "".join(await frames(player, 1.5, until='id="battle-seq"'))
+        assert 'id="board"' in fresh and str(SECRET_HP) not in fresh
+    finally:
+        await gm.disconnect()
+        await player.disconnect()
+
+
+@pytest.mark.parametrize("who", ["outsider", None])
+async def test_non_members_and_anonymous_sockets_are_refused(live_table, who):
+    _, _, battle, cookies = live_table
+    comm = communicator(battle.pk, cookies[who] if who else None)
+    connected, _ = await comm.connect()
+    assert not connected
+    await comm.disconnect()
+
+
+async def test_a_foreign_origin_is_refused(live_table):
+    _, _, battle, cookies = live_table
+    comm = communicator(battle.pk, cookies["gm"], origin=b"http://evil.example")
+    connected, _ = await comm.connect()
+    assert not connected
+    await comm.disconnect()
+    comm = communicator(battle.pk, cookies["gm"], origin=None)
+    connected, _ = await comm.connect()
+    assert not connected
+    await comm.disconnect()
+
+
+async def test_a_battle_that_does_not_exist_is_refused(live_table):
+    _, _, _, cookies = live_table
+    comm = communicator(999999, cookies["gm"])
+    connected, _ = await comm.connect()
+    assert not connected
+    await comm.disconnect()
+
+
+async def test_reconnecting_behind_the_seq_brings_every_region(live_table):
+    users, _, battle, cookies = live_table
+    await database_sync_to_async(_fire_bolt)(battle, users["player"])
+    comm = await _connect(battle.pk, cookies["player"])
+    try:
+        await comm.send_to(text_data=json.dumps({"type": "sync", "seq": battle.seq, "reconnect": False}))
+        html = "".join(await frames(comm, 1.5, until='id="battle-seq"'))
+        for region in ('id="board"', 'id="tracker"', 'id="log"', 'id="actions"', 'id="prompt"', 'id="sheet"'):
+            assert region in html
+        # Up to date: nothing is sent.
+        fresh = await database_sync_to_async(lambda: type(battle).objects.get(pk=battle.pk).seq)()
+        await comm.send_to(text_data=json.dumps({"type": "sync", "seq": fresh, "reconnect": False}))
+        assert await frames(comm, 0.5) == []
+        # Garbage is ignored, the socket stays open.
+        await comm.send_to(text_data="not json")
+        await comm.send_to(text_data=json.dumps({"type": "sync", "seq": "x" * 5000}))
+        assert await frames(comm, 0.3) == []
+    finally:
+        await comm.disconnect()
+
+
+async def test_presence_is_announced_to_the_table(live_table):
+    users, _, battle, cookies = live_table
+    gm = await _connect(battle.pk, cookies["gm"])
+    try:
+        await presence_lines(gm, 0.2)
+        player = await _connect(battle.pk, cookies["player"])
+        joined = await presence_lines(gm, 0.5)
+        assert {"presence": {str(users["player"].pk): True}} in joined
+        # The newcomer learns who was already there.
+        here = await presence_lines(player, 0.5)
+        assert {"presence": {str(users["gm"].pk): True}} in here
+        await player.disconnect()
+        left = await presence_lines(gm, 0.5)
+        assert {"presence": {str(users["player"].pk): False}} in left
+    finally:
+        await gm.disconnect()
