@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, register_converter
 
 from vtt import views
+
+
+class IdConverter:
+    """A database id: at most 18 digits, so a huge number is a 404, not an overflow in the database."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(IdConverter, "id")
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,14 +29,14 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("campaigns/", views.campaign_list, name="campaigns"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
-    path("campaigns/<int:pk>/", views.campaign_detail, name="campaign"),
-    path("campaigns/<int:pk>/edit/", views.campaign_edit, name="campaign_edit"),
-    path("campaigns/<int:pk>/members/<int:member_pk>/role/", views.member_role, name="member_role"),
-    path("campaigns/<int:pk>/invites/new/", views.invite_create, name="invite_create"),
-    path("campaigns/<int:pk>/invites/<int:invite_pk>/revoke/", views.invite_revoke, name="invite_revoke"),
+    path("campaigns/<id:pk>/", views.campaign_detail, name="campaign"),
+    path("campaigns/<id:pk>/edit/", views.campaign_edit, name="campaign_edit"),
+    path("campaigns/<id:pk>/members/<id:member_pk>/role/", views.member_role, name="member_role"),
+    path("campaigns/<id:pk>/invites/new/", views.invite_create, name="invite_create"),
+    path("campaigns/<id:pk>/invites/<id:invite_pk>/revoke/", views.invite_revoke, name="invite_revoke"),
     path("join/<str:token>/", views.join, name="join"),
-    path("campaigns/<int:pk>/characters/new/", views.character_create, name="character_create"),
-    path("campaigns/<int:pk>/characters/<int:char_pk>/", views.character_detail, name="character"),
-    path("campaigns/<int:pk>/characters/<int:char_pk>/edit/", views.character_edit, name="character_edit"),
-    path("campaigns/<int:pk>/characters/<int:char_pk>/delete/", views.character_delete, name="character_delete"),
+    path("campaigns/<id:pk>/characters/new/", views.character_create, name="character_create"),
+    path("campaigns/<id:pk>/characters/<id:char_pk>/", views.character_detail, name="character"),
+    path("campaigns/<id:pk>/characters/<id:char_pk>/edit/", views.character_edit, name="character_edit"),
+    path("campaigns/<id:pk>/characters/<id:char_pk>/delete/", views.character_delete, name="character_delete"),
 ]

@@ -103,3 +103,13 @@ def test_model_refuses_nul_characters_anywhere_in_sheet_or_options(gm):
     campaign.options = {"initiative_die": "1d\x0020"}
     with pytest.raises(ValidationError, match="Null characters"):
         campaign.full_clean()
+
+
+@pytest.mark.parametrize("url", [
+    "/campaigns/99999999999999999999999/",
+    "/campaigns/99999999999999999999999/characters/1/",
+    "/campaigns/1/characters/99999999999999999999999/edit/",
+    "/join/" + "x" * 500 + "/",
+])
+def test_out_of_range_ids_are_404_not_500(as_user, gm, campaign, url):
+    assert as_user(gm).get(url).status_code == 404
