@@ -1,0 +1,59 @@
+"""Battles: a snapshot of the engine state plus the append-only event log.
+
+The log (``BattleEvent``) is the truth (ENG-1); ``Battle.snapshot`` is a cache
+of ``BattleState.to_dict()`` after the last event, so an action reads and
+writes one JSON value instead of replaying the log. Only
+``combat.services`` writes either table.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Battle(models.Model):
+    class Status(models.TextChoices):
+        SETUP = "setup", "Setting up"
+        ACTIVE = "active", "In progress"
+        ENDED = "ended", "Ended"
+
+    campaign = models.ForeignKey("vtt.Campaign", on_delete=models.CASCADE, related_name="battles")
+    name = models.CharField(max_length=120)
+    ruleset = models.CharField(max_length=40)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SETUP)
+    snapshot = models.JSONField(default=dict)
+    # Number of events in the log; the seq of the last event.
+    seq = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BattleEvent(models.Model):
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=64)
+    data = models.JSONField(default=dict)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The browser's idempotency key: a repeated post returns the first result.
+    client_token = models.CharField(max_length=64, null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["battle", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["battle", "seq"], name="combat_event_unique_seq"),
+        ]
+        indexes = [models.Index(fields=["battle", "client_token"], name="combat_event_token")]
+
+    def __str__(self) -> str:
+        return f"{self.battle_id}#{self.seq} {self.type}"

@@ -1,0 +1,500 @@
+"""The only writer of battles.
+
+Every function is one transaction: lock the battle row, read the snapshot as
+one JSON value, check who may do what, ask the engine, and on acceptance
+append the events (contiguous ``seq``) and store the new snapshot in one
+UPDATE. A refusal writes nothing. After the commit, ``combat.live`` (when it
+exists) is told once that the battle changed.
+
+Queries per accepted action do not depend on the length of the log: lock and
+read the battle, read the caller's role, look up the client token (when one is
+given), insert the events, update the battle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from combat.engine.actions import Action, Refusal
+from combat.engine.core import new_battle_event, replay, resolve
+from combat.engine.dice import Dice
+from combat.engine.events import Event
+from combat.engine.rulesets import UnknownRuleset, get_ruleset
+from combat.engine.state import BattleState
+from combat.models import Battle, BattleEvent
+from vtt.models import Membership
+
+log = logging.getLogger(__name__)
+
+GM, PLAYER, OBSERVER = "gm", "player", "observer"
+MAX_BOARD = 100
+MAX_TOKEN = 64
+
+STALE = "The battle has moved on; refresh."
+NOT_MEMBER = "You are not part of this campaign."
+GM_ONLY = "Only the GM can do that."
+NOT_YOURS = "You can only act for your own characters."
+NO_BATTLE = "That battle does not exist."
+
+
+@dataclass
+class Result:
+    """What a service did.
+
+    ``ok``: accepted (or a repeat of an accepted request, then ``duplicate``).
+    ``reason``: why not, for the person who asked. ``events``: the engine
+    events appended (for a duplicate, those of the first request). ``seq``:
+    the battle's seq after the call (unchanged on refusal). ``state``: the
+    engine state after the call, when it was read.
+    """
+
+    ok: bool
+    reason: str = ""
+    events: list[Event] = field(default_factory=list)
+    seq: int = 0
+    state: BattleState | None = None
+    duplicate: bool = False
+    battle_id: int | None = None
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def role_of(user: Any, campaign_id: int) -> str | None:
+    """The user's role in a campaign ("gm", "player", "observer") or None."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return (
+        Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def load_state(battle: Battle) -> BattleState:
+    """The engine state cached in the battle row."""
+    return BattleState.from_dict(battle.snapshot)
+
+
+def _broadcast(battle_id: int, seq: int) -> None:
+    """Tell the live table (``combat.live.battle_changed``) when that module exists."""
+    try:
+        live = importlib.import_module("combat.live")
+    except ModuleNotFoundError as exc:
+        if exc.name != "combat.live":
+            raise
+        return
+    hook = getattr(live, "battle_changed", None)
+    if hook is not None:
+        hook(battle_id, seq)
+
+
+def _on_commit(battle_id: int, seq: int) -> None:
+    def battle_changed() -> None:  # a named function: Django logs a failure by __qualname__
+        _broadcast(battle_id, seq)
+
+    # robust: the write is committed; a failed push must not turn it into an error.
+    transaction.on_commit(battle_changed, robust=True)
+
+
+def _status(state: BattleState) -> str:
+    return state.phase if state.phase in Battle.Status.values else Battle.Status.ACTIVE
+
+
+def _parse(action: Any) -> Action | Refusal:
+    if isinstance(action, Action):
+        return action
+    if not isinstance(action, dict):
+        return Refusal("That action is malformed.")
+    return Action.from_dict(action)
+
+
+def _token(client_token: Any) -> str | None | Refusal:
+    if client_token in (None, ""):
+        return None
+    if not isinstance(client_token, str) or len(client_token) > MAX_TOKEN:
+        return Refusal("That request carries a malformed token.")
+    return client_token
+
+
+def _as_seq(value: Any) -> int | None:
+    """A posted seq ("12" or 12); anything else never matches."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _refused(reason: str, battle: Battle | None = None, state: BattleState | None = None) -> Result:
+    return Result(
+        ok=False,
+        reason=reason,
+        seq=battle.seq if battle is not None else 0,
+        state=state,
+        battle_id=battle.pk if battle is not None else None,
+    )
+
+
+def _lock(battle_id: Any) -> Battle | None:
+    try:
+        return Battle.objects.select_for_update().get(pk=int(battle_id))
+    except (Battle.DoesNotExist, TypeError, ValueError):
+        return None
+
+
+def _duplicate(battle: Battle, token: str) -> Result | None:
+    rows = list(
+        BattleEvent.objects.filter(battle_id=battle.pk, client_token=token)
+        .order_by("seq")
+        .values_list("seq", "type", "data")
+    )
+    if not rows:
+        return None
+    events = [Event(type=t, data=d) for _, t, d in rows]
+    return Result(
+        ok=True, events=events, seq=rows[-1][0], state=load_state(battle), duplicate=True, battle_id=battle.pk
+    )
+
+
+def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, token: str | None) -> Result:
+    """Insert the events with contiguous seq and store ``state`` (after them) in one UPDATE."""
+    first = battle.seq + 1
+    actor_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+    BattleEvent.objects.bulk_create(
+        [
+            BattleEvent(
+                battle_id=battle.pk, seq=first + i, type=e.type, data=e.data,
+                actor_id=actor_id, client_token=token,
+            )
+            for i, e in enumerate(events)
+        ]
+    )
+    seq = battle.seq + len(events)
+    snapshot = state.to_dict()
+    Battle.objects.filter(pk=battle.pk).update(
+        snapshot=snapshot, seq=seq, status=_status(state), updated=timezone.now()
+    )
+    battle.snapshot, battle.seq, battle.status = snapshot, seq, _status(state)
+    _on_commit(battle.pk, seq)
+    return Result(ok=True, events=events, seq=seq, state=state, battle_id=battle.pk)
+
+
+# A check gets (role, battle, state, action, user) and returns a reason to refuse, or "".
+Check = Callable[[str, Battle, BattleState, Action, Any], str]
+
+
+def _run(
+    battle_id: Any,
+    user: Any,
+    action: Any,
+    check: Check,
+    expected_seq: Any,
+    client_token: Any,
+) -> Result:
+    """The one write path: lock, authorise, dedupe, check seq, decide, append.
+
+    ``action`` is an Action, an untrusted payload dict, or a function of
+    (state, role) returning one of those.
+    """
+    token = _token(client_token)
+    if isinstance(token, Refusal):
+        return _refused(token.reason)
+    with transaction.atomic():
+        battle = _lock(battle_id)
+        if battle is None:
+            return _refused(NO_BATTLE)
+        role = role_of(user, battle.campaign_id)
+        if role is None:
+            return _refused(NOT_MEMBER, battle)
+        if role == OBSERVER:
+            return _refused("Observers watch; they cannot act.", battle)
+        if token is not None and (first := _duplicate(battle, token)) is not None:
+            return first
+        if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
+            return _refused(STALE, battle)
+        state = load_state(battle)
+        parsed = _parse(action(state, role) if callable(action) else action)
+        if isinstance(parsed, Refusal):
+            return _refused(parsed.reason, battle, state)
+        reason = check(role, battle, state, parsed, user)
+        if reason:
+            return _refused(reason, battle, state)
+        try:
+            outcome = resolve(state, parsed, Dice(battle.seed, battle.seq))
+        except Exception:  # noqa: BLE001 - an engine bug must not become a 500 or a half write
+            log.exception("engine failed on %s in battle %s", parsed, battle.pk)
+            return _refused("The rules could not resolve that action; nothing changed.", battle, state)
+        if isinstance(outcome, Refusal):
+            return _refused(outcome.reason, battle, state)
+        events, after = outcome
+        if not events:
+            return _refused("That changes nothing.", battle, state)
+        return _append(battle, after, events, user, token)
+
+
+def _check_play(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+    """Players act for their own combatants, by turn and answer actions; the GM for anyone."""
+    if role == GM:
+        return ""
+    if action.kind.startswith(("gm.", "setup.")):
+        return GM_ONLY
+    me = str(user.pk)
+    if action.kind == "answer":
+        pending = state.pending
+        if pending is None:
+            return "Nothing is waiting for an answer."
+        if pending.controller != me or action.actor != pending.combatant:
+            return "That decision is not yours to make."
+        return ""
+    combatant = state.combatants.get(action.actor) if isinstance(action.actor, str) else None
+    if combatant is None or combatant.controller != me:
+        return NOT_YOURS
+    return ""
+
+
+def _check_gm(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+    return "" if role == GM else GM_ONLY
+
+
+def _check_override(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+    if role != GM:
+        return GM_ONLY
+    return "" if action.kind.startswith("gm.") else "That is not a GM override."
+
+
+# ---------------------------------------------------------------- services
+
+
+def create_battle(
+    campaign: Any,
+    user: Any,
+    name: str,
+    width: int,
+    height: int,
+    blocked: Iterable[Any] = (),
+    *,
+    ruleset: str = "luck",
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+    content: dict[str, Any] | None = None,
+) -> Result:
+    """Create a battle (GM only); its log starts with the "battle.created" event (seq 1).
+
+    ``options`` are the house rules (validated, defaults filled in), ``content``
+    an optional custom content pack (ENG-10) checked by the ruleset.
+    """
+    campaign_id = getattr(campaign, "pk", campaign)
+    name = name.strip() if isinstance(name, str) else ""
+    if not name or len(name) > 120:
+        return _refused("Give the battle a name (up to 120 characters).")
+    try:
+        rules = get_ruleset(ruleset)
+    except (UnknownRuleset, TypeError):
+        return _refused(f"Unknown ruleset {ruleset!r}.")
+    options, errors = rules.validate_options(options)
+    if errors:
+        return _refused("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()))
+    if not all(type(n) is int and 1 <= n <= MAX_BOARD for n in (width, height)):
+        return _refused(f"The board is 1 to {MAX_BOARD} squares on each side.")
+    squares = _squares(blocked, width, height)
+    if isinstance(squares, Refusal):
+        return _refused(squares.reason)
+    if seed is None:
+        seed = secrets.randbits(48)
+    with transaction.atomic():
+        if role_of(user, campaign_id) != GM:
+            return _refused(GM_ONLY)
+        try:
+            event = new_battle_event(rules.key, options, seed, width, height, squares, content)
+        except ValueError as exc:
+            return _refused(str(exc))
+        state = replay([event])
+        battle = Battle.objects.create(
+            campaign_id=campaign_id, name=name, ruleset=rules.key, seed=seed,
+            status=_status(state), snapshot=state.to_dict(), seq=1,
+        )
+        BattleEvent.objects.create(
+            battle=battle, seq=1, type=event.type, data=event.data, actor_id=user.pk
+        )
+        _on_commit(battle.pk, 1)
+    return Result(ok=True, events=[event], seq=1, state=state, battle_id=battle.pk)
+
+
+def _squares(blocked: Iterable[Any], width: int, height: int) -> list[list[int]] | Refusal:
+    squares: list[list[int]] = []
+    try:
+        for square in blocked:
+            x, y = square
+            if not (type(x) is int and type(y) is int and 0 <= x < width and 0 <= y < height):
+                return Refusal("A blocked square lies outside the board.")
+            if [x, y] not in squares:
+                squares.append([x, y])
+    except (TypeError, ValueError):
+        return Refusal("Blocked squares are [x, y] pairs.")
+    return squares
+
+
+def character_params(character: Any) -> dict[str, Any]:
+    """Combatant parameters for a campaign character: a player character controlled by its owner."""
+    owner_id = getattr(character, "owner_id", None)
+    kind = getattr(character, "kind", "pc") or "pc"
+    return {
+        "name": character.name,
+        "side": "party" if kind == "pc" else "enemy",
+        "kind": kind,
+        "controller": str(owner_id) if owner_id is not None else None,
+        "character_id": character.pk,
+        "sheet": dict(character.sheet or {}),
+    }
+
+
+def add_combatant(
+    battle_id: Any,
+    user: Any,
+    character: Any = None,
+    *,
+    params: dict[str, Any] | None = None,
+    pos: list[int] | None = None,
+    row: str | None = None,
+    expected_seq: int | None = None,
+    client_token: str | None = None,
+) -> Result:
+    """Add a combatant (GM only), from a campaign character or from explicit params (monster, NPC).
+
+    A character's owner controls it (``controller = str(owner_id)``); ``params``
+    override the character's values, e.g. ``{"side": "party"}`` for an allied NPC.
+
+    During setup this is "setup.add_combatant"; once the battle runs, "gm.add_combatant".
+    """
+    if params is not None and not isinstance(params, dict):
+        return _refused("Describe the combatant with named values.")
+    if character is not None:
+        # Explicit params (a side, a name) win over the character's own.
+        payload = {**character_params(character), **(params or {})}
+        character_campaign = getattr(character, "campaign_id", None)
+    elif params is not None:
+        payload, character_campaign = dict(params), None
+    else:
+        return _refused("Choose a character or describe the combatant.")
+    if pos is not None:
+        payload["pos"] = pos
+    if row is not None:
+        payload["row"] = row
+
+    def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+        if role != GM:
+            return GM_ONLY
+        if character_campaign is not None and character_campaign != battle.campaign_id:
+            return "That character belongs to another campaign."
+        return ""
+
+    def build(state: BattleState, role: str) -> dict[str, Any]:
+        kind = "setup.add_combatant" if state.phase == "setup" else "gm.add_combatant"
+        return {"kind": kind, "params": payload}
+
+    return _run(battle_id, user, build, check, expected_seq, client_token)
+
+
+def start_battle(
+    battle_id: Any, user: Any, expected_seq: int | None = None, client_token: str | None = None
+) -> Result:
+    """Roll initiative and start the first turn (GM only)."""
+    return _run(battle_id, user, {"kind": "setup.start", "params": {}}, _check_gm, expected_seq, client_token)
+
+
+def submit_action(
+    battle_id: Any,
+    user: Any,
+    action: Action | dict[str, Any],
+    expected_seq: int | None = None,
+    client_token: str | None = None,
+) -> Result:
+    """Any action: a player's turn or answer for their own combatant; the GM anything.
+
+    ``action`` may be untrusted JSON ({"kind", "actor", "params"}); malformed
+    payloads are refused by ``Action.from_dict`` and nothing is written.
+    """
+    return _run(battle_id, user, action, _check_play, expected_seq, client_token)
+
+
+def answer_decision(
+    battle_id: Any,
+    user: Any,
+    decision_id: str,
+    choice: str,
+    expected_seq: int | None = None,
+    client_token: str | None = None,
+) -> Result:
+    """Answer the pending reaction window (ENG-6): its controller or the GM."""
+
+    def build(state: BattleState, role: str) -> dict[str, Any]:
+        pending = state.pending
+        # The engine records who answered: the GM answers for others with no actor.
+        mine = pending is not None and (role != GM or pending.controller is None)
+        actor = pending.combatant if mine else None
+        return {"kind": "answer", "actor": actor, "params": {"decision": decision_id, "choice": choice}}
+
+    def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+        if state.pending is None or state.pending.id != decision_id:
+            return "That decision is no longer open."
+        return _check_play(role, battle, state, action, user)
+
+    return _run(battle_id, user, build, check, expected_seq, client_token)
+
+
+def gm_override(
+    battle_id: Any,
+    user: Any,
+    action: Action | dict[str, Any],
+    expected_seq: int | None = None,
+    client_token: str | None = None,
+) -> Result:
+    """A GM override (ENG-7): an action whose kind starts with "gm."."""
+    return _run(battle_id, user, action, _check_override, expected_seq, client_token)
+
+
+def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
+    """Drop the last event and rebuild the state from the shorter log (ENG-8, GM only).
+
+    Repeatable; the "battle.created" event is never undone. Reads the whole log:
+    undo is rare, actions are not.
+    """
+    with transaction.atomic():
+        battle = _lock(battle_id)
+        if battle is None:
+            return _refused(NO_BATTLE)
+        if role_of(user, battle.campaign_id) != GM:
+            return _refused(GM_ONLY, battle)
+        if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
+            return _refused(STALE, battle)
+        if battle.seq <= 1:
+            return _refused("There is nothing to undo.", battle)
+        state = replay(_events(battle.pk, before=battle.seq))
+        BattleEvent.objects.filter(battle_id=battle.pk, seq__gte=battle.seq).delete()
+        seq = battle.seq - 1
+        Battle.objects.filter(pk=battle.pk).update(
+            snapshot=state.to_dict(), seq=seq, status=_status(state), updated=timezone.now()
+        )
+        _on_commit(battle.pk, seq)
+    return Result(ok=True, seq=seq, state=state, battle_id=battle.pk)
+
+
+def _events(battle_id: int, before: int | None = None) -> list[Event]:
+    rows = BattleEvent.objects.filter(battle_id=battle_id)
+    if before is not None:
+        rows = rows.filter(seq__lt=before)
+    return [Event.from_dict({"type": t, "data": d}) for t, d in rows.order_by("seq").values_list("type", "data")]
+
+
+def rebuild(battle_id: Any) -> BattleState:
+    """Replay the battle's log (ENG-1); the result must equal the stored snapshot."""
+    return replay(_events(int(battle_id)))

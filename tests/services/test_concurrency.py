@@ -1,0 +1,81 @@
+"""Two submissions for the same turn at the same moment: exactly one is accepted.
+
+Each thread has its own database connection. On PostgreSQL the battle row is
+locked with SELECT ... FOR UPDATE; on SQLite the IMMEDIATE transaction mode
+(settings) takes the write lock at BEGIN. Either way the second submission
+sees the first one's seq and is refused as stale, writing nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, connections
+
+from combat import services
+from combat.models import BattleEvent
+from tests.services.helpers import assert_snapshot_is_log, current_controller, fresh
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _race(battle_id: int, submissions: list[tuple]) -> list[services.Result]:
+    barrier = threading.Barrier(len(submissions))
+    results: list[services.Result | BaseException | None] = [None] * len(submissions)
+
+    def run(i: int, user, action, expected_seq, token) -> None:
+        try:
+            barrier.wait(timeout=10)
+            results[i] = services.submit_action(battle_id, user, action, expected_seq, token)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+            results[i] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, *s)) for i, s in enumerate(submissions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "a submission hung"
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results  # type: ignore[return-value]
+
+
+def test_two_concurrent_submissions_for_the_same_turn_accept_exactly_one(campaign, gm, characters, users):
+    from tests.services.conftest import make_battle
+
+    battle = make_battle(campaign, gm, characters)
+    actor, user = current_controller(battle, users)
+    action = {"kind": "end_turn", "actor": actor, "params": {}}
+    before = battle.seq
+    # The owner and the GM both end the same turn, each from their own connection.
+    results = _race(battle.pk, [(user, action, before, "from-owner"), (gm, action, before, "from-gm")])
+    accepted = [r for r in results if r.ok]
+    refused = [r for r in results if not r.ok]
+    assert len(accepted) == 1 and len(refused) == 1, [r.reason for r in results]
+    assert refused[0].reason == services.STALE
+    after = fresh(battle.pk)
+    assert after.seq == accepted[0].seq == before + len(accepted[0].events)
+    assert BattleEvent.objects.filter(battle=after, seq__gt=before).count() == len(accepted[0].events)
+    assert_snapshot_is_log(battle.pk)
+
+
+def test_many_concurrent_submissions_keep_seq_contiguous(campaign, gm, characters, users):
+    from tests.services.conftest import make_battle
+
+    battle = make_battle(campaign, gm, characters)
+    goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
+    # No expected_seq: every GM override should land, one after the other.
+    subs = [
+        (gm, {"kind": "gm.set_hp", "params": {"combatant": goblin.id, "hp": hp}}, None, f"hp-{hp}")
+        for hp in range(1, 7)
+    ]
+    results = _race(battle.pk, subs)
+    assert all(r.ok for r in results), [r.reason for r in results]
+    assert sorted(r.seq for r in results) == list(range(battle.seq + 1, battle.seq + 7))
+    assert_snapshot_is_log(battle.pk)
+    assert connection.vendor in ("sqlite", "postgresql")
