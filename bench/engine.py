@@ -42,10 +42,13 @@ def setup(key: str, seed: int):
     rules = RULESETS[key]
     log = [new_battle_event(key, {}, seed, 12, 10, [[6, 4], [6, 5]])]
     state = replay(log)
+    count = {"party": 0, "enemy": 0}
     for i, (name, side, sheet) in enumerate(roster(key)):
         params = {"name": name, "side": side, "sheet": sheet, "controller": str(i) if side == "party" else None}
+        j = count[side]
+        count[side] += 1
         if rules.board == "grid":
-            params["pos"] = [0 if side == "party" else 11, 2 * i]
+            params["pos"] = [(0 if side == "party" else 11) + (j // 5) * (1 if side == "party" else -1), 2 * (j % 5)]
         else:
             params["row"] = "front" if i % 2 == 0 else "back"
         events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
@@ -53,6 +56,9 @@ def setup(key: str, seed: int):
     events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
     log += events
     return log, state
+
+
+REFUSED: dict[str, int] = {}
 
 
 def play(key: str, seed: int) -> tuple[int, float, list]:
@@ -68,8 +74,10 @@ def play(key: str, seed: int) -> tuple[int, float, list]:
         t0 = time.perf_counter()
         out = resolve(state, action, Dice(seed, state.seq))
         spent += time.perf_counter() - t0
-        if isinstance(out, Refusal):
-            raise SystemExit(f"{key} seed {seed}: legal action refused: {action} -> {out.reason}")
+        if isinstance(out, Refusal):  # a legal action refused is a bug: report it, stop this battle
+            REFUSED[key] = REFUSED.get(key, 0) + 1
+            print(f"warning: {key} seed {seed}: legal action refused: {action} -> {out.reason}", file=sys.stderr)
+            break
         events, state = out
         log += events
         actions += 1
@@ -98,7 +106,7 @@ def main() -> None:
         total_time += t_spent
         print(f"{key:14} battles={args.battles} actions={n_actions} events={events} "
               f"median_rounds={statistics.median(rounds)} actions_per_s={n_actions / t_spent:.0f} "
-              f"us_per_action={1e6 * t_spent / n_actions:.1f}")
+              f"us_per_action={1e6 * t_spent / n_actions:.1f} refused_legal={REFUSED.get(key, 0)}")
     for seed in range(1000, 1200):  # find a battle long enough (bounded search)
         if len(longest) >= 1000:
             break

@@ -116,6 +116,20 @@ def area(shape: str, origin: Iterable[int], size: int, width: int, height: int,
     raise ValueError(f"Unknown area shape {shape!r}")
 
 
+_ADJACENCY: dict[tuple[int, int, bool], dict[Square, list[Square]]] = {}
+
+
+def _adjacency(width: int, height: int, diagonal: bool) -> dict[Square, list[Square]]:
+    """Neighbour lists of every square of a board size (cached: boards are few)."""
+    key = (width, height, diagonal)
+    table = _ADJACENCY.get(key)
+    if table is None:
+        table = {(x, y): neighbours((x, y), width, height, diagonal) for y in range(height) for x in range(width)}
+        if len(_ADJACENCY) < 64:
+            _ADJACENCY[key] = table
+    return table
+
+
 def reachable(start: Square, max_steps: int, width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
               no_stop: set[Square] | frozenset = frozenset(), diagonal: bool = True) -> dict[Square, int]:
     """Squares a mover can end on within ``max_steps`` (BFS), with their step count.
@@ -123,19 +137,23 @@ def reachable(start: Square, max_steps: int, width: int, height: int, blocked: s
     ``blocked`` squares can be neither crossed nor entered (walls, enemies);
     ``no_stop`` squares can be crossed but not ended on (allies).
     """
+    adjacent = _adjacency(width, height, diagonal)
     seen = {start: 0}
-    frontier = deque([start])
-    while frontier:
-        sq = frontier.popleft()
-        d = seen[sq]
-        if d >= max_steps:
-            continue
-        for nxt in neighbours(sq, width, height, diagonal):
-            if nxt in seen or nxt in blocked:
-                continue
-            seen[nxt] = d + 1
-            frontier.append(nxt)
-    return {sq: d for sq, d in seen.items() if sq not in no_stop and sq != start}
+    frontier = [start]
+    d = 0
+    while frontier and d < max_steps:  # level by level: each level is one more step
+        d += 1
+        nxt_level = []
+        for here in frontier:
+            for sq in adjacent[here]:
+                if sq not in seen and sq not in blocked:
+                    seen[sq] = d
+                    nxt_level.append(sq)
+        frontier = nxt_level
+    del seen[start]
+    for sq in no_stop:
+        seen.pop(sq, None)
+    return seen
 
 
 def find_path(start: Square, goal: Square, width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
@@ -145,13 +163,14 @@ def find_path(start: Square, goal: Square, width: int, height: int, blocked: set
         return [start]
     if goal in blocked or not in_bounds(goal, width, height):
         return None
+    adjacent = _adjacency(width, height, diagonal)
     prev: dict[Square, Square | None] = {start: None}
     frontier = deque([(start, 0)])
     while frontier:
         sq, d = frontier.popleft()
         if max_steps is not None and d >= max_steps:
             continue
-        for nxt in neighbours(sq, width, height, diagonal):
+        for nxt in adjacent[sq]:
             if nxt in prev or nxt in blocked:
                 continue
             prev[nxt] = sq
