@@ -283,7 +283,7 @@ def _target_hp(state: BattleState, d: dict[str, Any]) -> None:
     _vitals(_c(state, d, "target"), d)
 
 
-_STATUS_META = frozenset(("combatant", "status", "rolls", "by", "actor", "spend", "source_name"))
+_STATUS_META = frozenset(("combatant", "status", "rolls", "by", "actor", "spend", "source_name", "act"))
 
 
 def _status_applied(state: BattleState, d: dict[str, Any]) -> None:

@@ -31,7 +31,7 @@ from combat.engine.view import Viewer, view_for
 
 __all__ = [
     "Action", "ActionOption", "Event", "Refusal", "Viewer", "apply", "apply_all", "decide", "legal_actions",
-    "new_battle_event", "replay", "resolve", "view_for",
+    "new_battle_event", "replay", "resolve", "undo_cut", "view_for",
 ]
 
 
@@ -193,6 +193,8 @@ def resolve(state: BattleState, action: Action | dict[str, Any], dice) -> tuple[
     if isinstance(result, Refusal):
         return result
     finish(ctx)
+    if ctx.events:  # mark where this action's events begin: undo may drop a whole action
+        ctx.events[0].data["act"] = kind
     return ctx.events, ctx.state
 
 
@@ -205,6 +207,21 @@ def decide(state: BattleState, action: Action | dict[str, Any], dice) -> list[Ev
     """
     out = resolve(state, action, dice)
     return out if isinstance(out, Refusal) else out[0]
+
+
+def undo_cut(events: list[Event] | list[dict[str, Any]]) -> int:
+    """Length of the log without the last whole action (ENG-8): ``replay(log[:undo_cut(log)])``.
+
+    Every accepted action marks its first event with ``data["act"]``; undoing
+    a whole action never leaves a half-finished turn. Never cuts
+    ``battle.created`` (returns at least 1).
+    """
+    for i in range(len(events) - 1, 0, -1):
+        e = events[i]
+        data = e.data if isinstance(e, Event) else e.get("data", {})
+        if "act" in data:
+            return i
+    return 1 if events else 0
 
 
 def legal_actions(state: BattleState, actor_id: str | None) -> list[ActionOption]:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from combat.engine.actions import Action, Refusal
-from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, view_for
+from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, undo_cut, view_for
 from combat.engine.dice import ScriptedDice
 from combat.engine.events import Event
 from combat.engine.view import Viewer
@@ -185,3 +185,15 @@ def test_pending_prompt_and_log_numbers_are_shown_only_to_whom_they_concern():
     assert event_for(dealt, b.state, Viewer("gm"))["data"]["hp"] == 20 - 4
     luck = next(e for e in hit if e.type == "luck.rolled")
     assert event_for(luck, b.state, Viewer("observer"))["data"]["rolls"][0]["faces"] == [12]
+
+
+def test_undo_can_drop_a_whole_action():
+    # RULE: ENG-8
+    b, a, o = _duel()
+    before = b.state.to_dict()
+    ev = b.act("end_turn", a)
+    assert b.types(ev) == ["turn.ended", "turn.started", "resources.set"] and ev[0].data["act"] == "end_turn"
+    cut = undo_cut(b.log)
+    assert cut == len(b.log) - 3
+    assert replay(b.log[:cut]).to_dict() == before
+    assert undo_cut(b.log[:1]) == 1
