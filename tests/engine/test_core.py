@@ -197,3 +197,32 @@ def test_undo_can_drop_a_whole_action():
     assert cut == len(b.log) - 3
     assert replay(b.log[:cut]).to_dict() == before
     assert undo_cut(b.log[:1]) == 1
+
+
+def test_setup_place_and_remove():
+    b = Battle("luck", blocked=[[2, 2]])
+    a = b.add("Ash")
+    o = b.add("Orc", "enemy", (1, 1))
+    assert b.try_act("setup.place", combatant=a, pos=[2, 2]) == Refusal("That square is blocked.")
+    assert b.try_act("setup.place", combatant=a, pos=[1, 1]) == Refusal("Orc already stands there.")
+    b.act("setup.place", combatant=a, pos=[0, 1])
+    assert b.c(a).pos == [0, 1]
+    b.act("setup.remove_combatant", combatant=o)
+    assert list(b.state.combatants) == [a]
+    assert b.add("Wolf", "enemy", (5, 5)) == "c3"  # ids are never reused
+    assert b.rebuilt().to_dict() == b.state.to_dict()
+
+
+def test_removing_the_current_combatant_passes_the_turn():
+    # RULE: ENG-7
+    b = Battle("luck")
+    a = b.add("Ash", pos=(0, 0), initiative=9)
+    o = b.add("Orc", "enemy", (3, 0))
+    w = b.add("Wolf", "enemy", (4, 0))
+    b.act("setup.start", dice=[10, 5, 1])
+    assert b.state.order == [a, o, w]
+    b.act("end_turn", a)
+    b.act("gm.remove_combatant", combatant=o)
+    assert b.state.current().id == w and b.state.order == [a, w]
+    b.act("gm.remove_combatant", combatant=w)
+    assert b.state.phase == "ended" and b.state.result["winner"] == "party"

@@ -214,8 +214,7 @@ class Ruleset:
     def check_victory(self, state: BattleState) -> dict[str, Any] | None:
         """ENG-9: the result when the battle is over, else None. Default: one side left able to act."""
         able_sides = {c.side for c in state.combatants.values() if c.able}
-        sides = {c.side for c in state.combatants.values()}
-        if len(sides) < 2 or len(able_sides) > 1:
+        if len(able_sides) > 1:
             return None
         winner = next(iter(able_sides), None)
         reason = f"Only the {winner} side can still act." if winner else "No one can act."
