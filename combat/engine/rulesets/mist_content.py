@@ -168,9 +168,9 @@ HEROES: dict[str, dict[str, Any]] = {
 MONSTERS: dict[str, dict[str, Any]] = {
     "Goblin": _sheet(hp=140, lp=1, initiative=3, accuracy=55, evasion=55, defense=8, magic_defense=5, res=20,
                      speed=12, movement=5, weaknesses="fire", abilities=["claw", "tumble"]),
-    "Iron Golem": _sheet(hp=360, lp=1, initiative=-2, accuracy=50, evasion=30, defense=35, magic_defense=5,
+    "Iron Golem": _sheet(hp=240, lp=1, initiative=-2, accuracy=50, evasion=30, defense=25, magic_defense=5,
                          res=60, dex=50, speed=4, movement=3, heavy_armor=True, rampart=1, attack=15,
-                         resistances="fire:15", weaknesses="lightning",
+                         resistances="fire:10", weaknesses="lightning",
                          abilities=["strike", "crushing_blow", "shield_bash"]),
 }
 """Monster stat blocks by name: valid Mist sheets for seeding battles."""
