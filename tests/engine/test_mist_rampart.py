@@ -140,3 +140,14 @@ def test_a_felled_mover_stops_where_it_was_hit():
     assert b.c(g).ko and b.c(g).pos == [3, 2]
     assert "move.stopped" in b.types(ev)
     assert b.state.phase == "ended"  # the only enemy is down (ENG-9)
+
+
+def test_moving_to_a_square_prefers_a_path_around_the_rampart():
+    # RULE: MIST-RAMP-2
+    b, k, g = guarded(goblin_pos=(4, 1))
+    ev = b.act("move", g, to=[1, 1])  # 5 steps around (2,1) rather than 3 through it
+    assert b.state.pending is None and b.c(g).pos == [1, 1]
+    assert ev[0].data["path"] == [[4, 1], [3, 1], [3, 0], [2, 0], [1, 0], [1, 1]]
+    b, k, g = guarded(goblin_pos=(4, 1), goblin={**GOBLIN, "movement": 3})
+    b.act("move", g, to=[1, 1])  # too far around: the short way provokes
+    assert b.state.pending is not None and b.c(g).pos == [2, 1]

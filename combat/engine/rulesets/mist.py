@@ -47,10 +47,10 @@ class Mist(Ruleset):
     board = "grid"
     source = "000_6696e0bb94cf9e52.txt"
     options = (
-        Field("initiative_die", "Initiative die", "choice", default="1d20", choices=("1d20", "1d10", "2d6", "1d100"),
-              help="MIST-INIT-1"),
-        Field("disengage_type", "Disengage action type", "choice", default="simple", choices=("simple", "static"),
-              help="MIST-RAMP-4"),
+        Field("initiative_die", "Initiative die", "choice", default="1d20",
+              choices=("1d20", "1d10", "2d6", "1d100"), help="MIST-INIT-1"),
+        Field("disengage_type", "Disengage action type", "choice", default="simple",
+              choices=("simple", "static"), help="MIST-RAMP-4"),
         Field("accuracy_adds_d100", "Accuracy check adds 1d100", "bool", default=True,
               help="MIST-HIT-1: off = Accuracy alone must meet Evasion."),
         Field("weakness_multiplier", "Weakness damage multiplier", "int", default=2, min=1, max=5,
@@ -268,8 +268,8 @@ class Mist(Ruleset):
                                                          walls | enemies, allies, diagonal=False))
             if not reason and not squares:
                 reason = "No free square in reach."
-            opts.append(ActionOption("move", f"Move (up to {left})", {"move": 1}, squares=[list(s) for s in squares],
-                                     available=not reason, reason=reason))
+            opts.append(ActionOption("move", f"Move (up to {left})", {"move": 1},
+                                     squares=[list(s) for s in squares], available=not reason, reason=reason))
         why = mist_play.double_move_problem(state, c)
         opts.append(ActionOption("double_move", "Double move (all slots)", {"slots": slots},
                                  available=not why, reason=why))

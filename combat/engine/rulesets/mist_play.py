@@ -203,8 +203,7 @@ def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tup
         goal = as_square(p["to"], state.width, state.height)
         if goal is None:
             return Refusal("That square is not on the board.")
-        found = find_path(start, goal, state.width, state.height, walls | enemies,
-                          max_steps=c.resources.get("move", 0), diagonal=False)
+        found = _quiet_path(state, c, start, goal, walls | enemies)
         if found is None:
             return Refusal(f"{c.name} cannot reach that square this turn.")
         path = found[1:]
@@ -213,6 +212,22 @@ def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tup
     problem = path_problem(path, start, width=state.width, height=state.height, blocked=walls, allies=allies,
                            enemies=enemies)
     return Refusal(problem) if problem else path
+
+
+def _quiet_path(state: BattleState, c: Combatant, start: tuple[int, int], goal: tuple[int, int],
+                blocked: set) -> list[tuple[int, int]] | None:
+    """A shortest path to ``goal``, preferring one that crosses no enemy rampart square on the way."""
+    limit = c.resources.get("move", 0)
+    zones, holders = _zones(state, c) if not turn_flags(c).get("disengaged") else ({}, {})
+    if zones:
+        risky = {sq for hid, n in zones.items()
+                 for sq in within(holders[hid], n, state.width, state.height, "manhattan")}
+        risky -= {start, goal}
+        found = find_path(start, goal, state.width, state.height, blocked | risky, max_steps=limit,
+                          diagonal=False)
+        if found is not None:
+            return found
+    return find_path(start, goal, state.width, state.height, blocked, max_steps=limit, diagonal=False)
 
 
 def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
@@ -314,8 +329,8 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
         o["key"] == choice for o in reaction_options(state, holder, mover))
     if usable:
         a = pack(state)["abilities"][choice]
-        ctx.emit("ability.used", actor=holder.id, ability=choice, action_type=a["type"], reaction=True,
-                 targets=[mover.id], **({"spend": {"mp": a["mp"]}} if a["mp"] else {}))
+        ctx.emit("ability.used", actor=holder.id, ability=choice, name=a["name"], action_type=a["type"],
+                 reaction=True, targets=[mover.id], **({"spend": {"mp": a["mp"]}} if a["mp"] else {}))
         effects(ctx, holder, mover, a)
     mover = state.combatants[r["mover"]]
     if can_act(mover) and not blocked_by(state, mover, "movement"):
@@ -348,8 +363,8 @@ def act_disengage(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if problem:
         return Refusal(problem)
     cost = slot_cost(c, kind, 1)
-    ctx.emit("ability.used", actor=c.id, ability="disengage", action_type=kind, disengage=True,
-             **({"spend": {"slots": cost}} if cost else {}))
+    ctx.emit("ability.used", actor=c.id, ability="disengage", name="Disengage", action_type=kind,
+             disengage=True, **({"spend": {"slots": cost}} if cost else {}))
     return None
 
 
@@ -425,7 +440,8 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     spend = {"slots": slot_cost(c, a["type"], a["cost"]), "mp": a["mp"]}
     if a["type"] == "move":
         spend["move"] = c.resources.get("move", 0)
-    data: dict[str, Any] = {"actor": c.id, "ability": key, "action_type": a["type"], "targets": targets,
+    data: dict[str, Any] = {"actor": c.id, "ability": key, "name": a["name"], "action_type": a["type"],
+                            "targets": targets,
                             "spend": {k: v for k, v in spend.items() if v}}
     if square is not None:
         data["square"] = square
@@ -490,4 +506,5 @@ def deal(ctx: Ctx, src: Combatant | None, t: Combatant, dealt: int, raw: int, a:
         ctx.emit("lp.lost", source=source, target=t.id, amount=dealt, lp=max(0, lp), alive=lp > 0, **extra)
         return
     hp = t.hp - dealt if not t.ko else t.hp
-    ctx.emit("damage.dealt", source=source, target=t.id, amount=dealt, hp=max(0, hp), ko=t.ko or hp <= 0, **extra)
+    ctx.emit("damage.dealt", source=source, target=t.id, amount=dealt, hp=max(0, hp), ko=t.ko or hp <= 0,
+             **extra)
