@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HEROES", "MONSTERS", "STARTER", "Mist"]
 
+
 class Mist(Ruleset):
     """The Mist & Rampart rules as an engine plugin."""
 

@@ -1,7 +1,8 @@
 """Mist & Rampart arithmetic: pure functions of numbers, squares and sheets.
 
-Nothing here rolls dice or touches a battle; ``mist.py`` rolls, then asks these
-functions what the faces mean. That keeps every rule checkable in one line:
+Nothing here rolls dice or touches a battle; ``mist_play`` rolls, then asks
+these functions what the faces mean. Range and area shapes are the board's
+(``board.manhattan``, ``board.within(..., "manhattan")``). That keeps every rule checkable in one line:
 
 >>> reduced_damage(100, defence=20)
 80
@@ -13,27 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from combat.engine.board import manhattan
+
 Square = tuple[int, int]
-
-
-# --- range and area (MIST-RANGE-1, MIST-AOE-1) --------------------------------------------------
-
-def manhattan(a: Sequence[int], b: Sequence[int]) -> int:
-    """Cardinal steps between two squares: range 1 is the four neighbours, range 2 adds diagonals."""
-    return abs(a[0] - b[0]) + abs(a[1] - b[1])
-
-
-def area_squares(origin: Sequence[int], size: int, width: int, height: int) -> list[Square]:
-    """Every on-board square within Manhattan distance ``size`` of ``origin`` (origin included)."""
-    ox, oy = origin[0], origin[1]
-    out: list[Square] = []
-    for dy in range(-size, size + 1):
-        span = size - abs(dy)
-        for dx in range(-span, span + 1):
-            x, y = ox + dx, oy + dy
-            if 0 <= x < width and 0 <= y < height:
-                out.append((x, y))
-    return out
 
 
 # --- accuracy, damage, saves (MIST-HIT-1, MIST-DMG-1/2, MIST-SAVE-1) ------------------------------
@@ -172,57 +155,6 @@ def path_problem(path: Sequence[Sequence[int]], start: Sequence[int], *, width: 
     if prev in allies:
         return f"Square {list(prev)} holds an ally: you may pass through but not stop there."
     return ""
-
-
-def shortest_path(start: Sequence[int], goal: Sequence[int], *, width: int, height: int, limit: int,
-                  blocked: set[Square], allies: set[Square], enemies: set[Square]) -> list[Square] | None:
-    """A shortest legal path (breadth first, at most ``limit`` steps), or None."""
-    start_sq, goal_sq = (start[0], start[1]), (goal[0], goal[1])
-    if start_sq == goal_sq or goal_sq in allies or goal_sq in enemies or goal_sq in blocked:
-        return None
-    if manhattan(start_sq, goal_sq) > limit:
-        return None
-    came: dict[Square, Square] = {start_sq: start_sq}
-    frontier = [start_sq]
-    for _ in range(limit):
-        nxt: list[Square] = []
-        for x, y in frontier:
-            for sq in ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)):
-                if sq in came or not (0 <= sq[0] < width and 0 <= sq[1] < height):
-                    continue
-                if sq in blocked or sq in enemies:
-                    continue
-                came[sq] = (x, y)
-                if sq == goal_sq:
-                    out = [sq]
-                    while came[out[-1]] != start_sq:
-                        out.append(came[out[-1]])
-                    return out[::-1]
-                nxt.append(sq)
-        frontier = nxt
-        if not frontier:
-            break
-    return None
-
-
-def reachable(start: Sequence[int], *, width: int, height: int, limit: int, blocked: set[Square],
-              allies: set[Square], enemies: set[Square]) -> list[Square]:
-    """Squares a mover may end on within ``limit`` steps (for legal_actions)."""
-    start_sq = (start[0], start[1])
-    seen = {start_sq}
-    frontier = [start_sq]
-    for _ in range(limit):
-        nxt = []
-        for x, y in frontier:
-            for sq in ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)):
-                if sq in seen or not (0 <= sq[0] < width and 0 <= sq[1] < height):
-                    continue
-                if sq in blocked or sq in enemies:
-                    continue
-                seen.add(sq)
-                nxt.append(sq)
-        frontier = nxt
-    return sorted(sq for sq in seen if sq != start_sq and sq not in allies)
 
 
 def rampart_provocations(start: Sequence[int], path: Sequence[Sequence[int]],
