@@ -219,3 +219,13 @@ def test_finisher_ends_the_turn_at_once():
     assert "turn.ended" in b.types(ev)
     assert b.state.current().id == g
     assert b.try_act("move", k, to=[2, 3]).reason.startswith("It is not Knight's turn")
+
+
+def test_effects_change_the_initiative_bonus():
+    # RULE: MIST-INIT-1
+    b, k, g = duel()
+    b.act("gm.add_status", combatant=g, status="haste", duration=3)
+    b.act("end_turn", k)
+    ev = b.act("end_turn", g, dice=[10, 10])
+    assert [(e.data["combatant"], e.data["bonus"], e.data["total"]) for e in ev if e.type == "initiative.rolled"] == [
+        (k, 2, 12), (g, 13, 23)]

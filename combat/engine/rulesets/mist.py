@@ -27,6 +27,7 @@ from combat.engine.rulesets.mist_play import (
     movement,
     pack,
     rampart_range,
+    stat,
     turn_flags,
 )
 from combat.engine.rulesets.mist_rules import initiative_order, resistance_errors
@@ -163,7 +164,7 @@ class Mist(Ruleset):
         for c in state.combatants.values():
             if not can_act(c):
                 continue
-            bonus = int(c.sheet.get("initiative", 0) or 0)
+            bonus = stat(state, c, "initiative")
             totals[c.id] = ctx.roll(die, "initiative").total + bonus
             speeds[c.id] = int(c.sheet.get("speed", 0) or 0)
             ctx.emit("initiative.rolled", combatant=c.id, bonus=bonus, total=totals[c.id], speed=speeds[c.id])

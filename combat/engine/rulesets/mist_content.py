@@ -20,7 +20,7 @@ ACTION_TYPES = ("move", "simple", "static", "chain", "finisher")
 TARGETS = ("enemy", "ally", "self", "any", "square")
 AFFECTS = ("enemies", "allies", "all")
 BLOCKS = ("actions", "movement", "spells")
-MODIFIERS = ("accuracy", "evasion", "defense", "magic_defense", "movement")
+MODIFIERS = ("accuracy", "evasion", "defense", "magic_defense", "movement", "initiative")
 
 ABILITY_SCHEMA = SheetSchema((
     Field("name", "Name", "str", max_length=60),
@@ -64,6 +64,8 @@ STATUS_SCHEMA = SheetSchema((
     Field("defense", "DEF change", "int", required=False, default=0, min=-999, max=999),
     Field("magic_defense", "MDF change", "int", required=False, default=0, min=-999, max=999),
     Field("movement", "Movement change", "int", required=False, default=0, min=-50, max=50),
+    Field("initiative", "Initiative change", "int", required=False, default=0, min=-100, max=100,
+          help="MIST-INIT-1: spell effects on the initiative bonus."),
     Field("description", "Description", "str", required=False, default="", max_length=300),
 ))
 
@@ -105,6 +107,7 @@ _RAW_STARTER: dict[str, dict[str, dict[str, Any]]] = {
         "silence": {"name": "Silence", "blocks": ["spells"], "description": "No spells."},
         "stun": {"name": "Stun", "blocks": ["actions", "movement"], "description": "No actions, no movement."},
         "protect": {"name": "Protect", "defense": 20, "magic_defense": 20, "description": "DEF and MDF +20."},
+        "haste": {"name": "Haste", "initiative": 10, "movement": 1, "description": "Initiative +10, Movement +1."},
     },
     "abilities": {
         "strike": {"name": "Strike", "type": "chain", "cost": 1, "range": 1, "damage": "2d20+20",
