@@ -170,7 +170,7 @@ def gm_remove_status(ctx: Ctx, action: Action) -> Refusal | None:
     if isinstance(c, Refusal):
         return c
     status = action.params.get("status")
-    if status not in c.statuses:
+    if not isinstance(status, str) or status not in c.statuses:
         return Refusal(f"{c.name} does not have that status.")
     ctx.emit("status.removed", combatant=c.id, status=status, by="gm")
     return None

@@ -133,3 +133,70 @@ def test_random_luck_battles_keep_invariants_and_replay(party, enemies, seed, op
     assert rebuilt.to_dict() == state.to_dict()
     cut = rng.choice(sorted(snapshots))  # undo back to any earlier action boundary
     assert replay(log[:cut]).to_dict() == snapshots[cut]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=8) | st.sampled_from(["c1", "c2", "stun", "recover", "weapon:sword", "weapon:claws", "parry", "fire_bolt",
+                                      "flame_burst", "item:healing_potion", "pass", "party", "enemy"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+TEMPLATES = {
+    "move": {"to": [0, 3]}, "ability": {"ability": "recover", "status": "stun"},
+    "end_turn": {}, "answer": {"choice": "pass"},
+    "setup.add_combatant": {"name": "X", "side": "enemy", "sheet": {"hp": 3}, "pos": [4, 4]},
+    "setup.place": {"combatant": "c1", "pos": [3, 3]}, "setup.remove_combatant": {"combatant": "c2"},
+    "setup.start": {}, "gm.set_hp": {"combatant": "c1", "hp": 3},
+    "gm.set_resource": {"combatant": "c1", "resource": "actions", "value": 1},
+    "gm.add_status": {"combatant": "c1", "status": "stun", "power": 2, "duration": 1},
+    "gm.remove_status": {"combatant": "c1", "status": "stun"}, "gm.move": {"combatant": "c1", "pos": [2, 2]},
+    "gm.skip_turn": {}, "gm.add_combatant": {"name": "Y", "side": "party", "sheet": {}, "pos": [5, 5]},
+    "gm.remove_combatant": {"combatant": "c2"}, "gm.end_battle": {"reason": "done"}, "nonsense": {},
+    "ability:sword": {"ability": "weapon:sword", "targets": ["c2"], "step": [0, 1]},
+    "ability:burst": {"ability": "flame_burst", "square": [1, 0]},
+}
+PARAM_KEYS = sorted({k for t in TEMPLATES.values() for k in t} | {"path", "targets", "decision", "row"})
+actions = st.sampled_from(sorted(TEMPLATES)).flatmap(lambda k: st.tuples(
+    st.just(k.split(":")[0]),
+    st.dictionaries(st.sampled_from(sorted(TEMPLATES[k])) if TEMPLATES[k] and k != "nonsense"
+                    else st.sampled_from(PARAM_KEYS), json_values, max_size=2)
+    .map(lambda junk: {**TEMPLATES[k], **junk}),
+))
+
+
+@settings(max_examples=300, deadline=None)
+@given(action=actions, actor=st.sampled_from(["current", "current", None, "c1", "c2", "c9"]),
+       started=st.booleans(), pending=st.booleans())
+def test_any_input_is_accepted_or_refused_cleanly(action, actor, started, pending):
+    # RULE: ENG-4
+    from tests.engine.test_luck import ASH, ORC
+
+    log = [new_battle_event("luck", {"npc_reactions": "ask"}, 1, 6, 6)]
+    state = replay(log)
+    for name, side, sheet, pos in (("Ash", "party", ASH, [0, 0]), ("Orc", "enemy", ORC, [1, 0])):
+        events, state = resolve(state, Action("setup.add_combatant", None,
+                                              {"name": name, "side": side, "sheet": sheet, "pos": pos}), Dice(1))
+        log += events
+    if started:
+        events, state = resolve(state, Action("setup.start"), Dice(1, 5))
+        log += events
+        if pending and state.current().id == "c1":
+            events, state = resolve(state, Action("end_turn", "c1"), Dice(1))
+            log += events
+        if pending:  # the orc attacks Ash with claws until a hit opens Ash's parry window, or gives up
+            for salt in range(20):
+                out = resolve(state, Action("ability", "c2", {"ability": "weapon:claws", "targets": ["c1"]}),
+                              Dice(salt))
+                if not isinstance(out, Refusal) and out[1].pending:
+                    log += out[0]
+                    state = out[1]
+                    break
+    before = state.to_dict()
+    kind, params = action
+    if actor == "current":
+        actor = state.pending.combatant if state.pending else state.current().id if state.current() else None
+    out = resolve(state, Action(kind, actor, params), Dice(2))
+    assert state.to_dict() == before
+    if not isinstance(out, Refusal):
+        assert replay(log + out[0]).to_dict() == out[1].to_dict()
+        json.dumps([e.to_dict() for e in out[0]])

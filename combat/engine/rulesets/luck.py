@@ -313,7 +313,7 @@ class Luck(Ruleset):
             origin = step
         if a["type"] == "recover":
             status = p.get("status")
-            if status not in c.statuses:
+            if not isinstance(status, str) or status not in c.statuses:
                 return Refusal("Choose one of your statuses to recover from.")
             targets = [c.id]
         else:
