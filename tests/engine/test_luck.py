@@ -385,3 +385,17 @@ def test_knockout_ends_the_battle():
     assert (dealt["hp"], dealt["ko"]) == (0, True)
     assert b.types(ev)[-1] == "battle.ended" and b.state.result["winner"] == "party"
     assert b.rebuilt().to_dict() == b.state.to_dict()
+
+
+def test_moves_go_around_walls_and_enemies_and_through_allies():
+    # RULE: LUCK-ACT-2
+    b = Battle("luck", {"grid_metric": "manhattan"}, blocked=[[1, 0], [1, 1]])
+    a = b.add("Ash", "party", (0, 0), initiative=9)
+    b.add("Bo", "party", (0, 1))
+    o = b.add("Orc", "enemy", (1, 2))
+    b.act("setup.start", dice=[10, 1, 2])
+    assert b.try_act("move", a, to=[2, 0]) == Refusal("No path of at most 5 squares to there.")  # 7 steps around
+    ev = b.act("move", a, to=[0, 3])  # through Bo, around nothing: 3 cardinal steps
+    assert ev[0].data["path"] == [[0, 0], [0, 1], [0, 2], [0, 3]]
+    assert b.try_act("move", a, path=[[1, 3], [1, 2]]) == Refusal("The path is blocked.")  # the orc's square
+    assert b.c(o).pos == [1, 2]
