@@ -62,13 +62,18 @@ class Ctx:
             self.emit("dice.rolled")
 
     def open_decision(self, combatant: str, prompt: str, options: list[dict[str, str]], default: str,
-                      trigger: str = "", resume: dict[str, Any] | None = None) -> None:
-        """Pause for a reaction window (ENG-6); GM-run NPCs answer at once with ``default`` when auto."""
+                      trigger: str = "", resume: dict[str, Any] | None = None, gm_only: bool = False) -> None:
+        """Pause for a reaction window (ENG-6); GM-run NPCs answer at once with ``default`` when auto.
+
+        ``gm_only``: a prompt about ``combatant`` that only the GM answers (never automatic).
+        """
         c = self.state.combatants[combatant]
-        decision = Decision(f"d{self.state.seq + 1}", combatant, c.controller, prompt, options, default,
-                            trigger, resume or {})
+        controller = None if gm_only else c.controller
+        decision = Decision(f"d{self.state.seq + 1}", combatant, controller, prompt, options, default,
+                            trigger, resume or {}, gm_only)
         self.emit("decision.opened", decision=decision.to_dict())
-        if c.controller is None and c.kind != "pc" and self.state.options.get("npc_reactions", "auto") == "auto":
+        if (not gm_only and c.controller is None and c.kind != "pc"
+                and self.state.options.get("npc_reactions", "auto") == "auto"):
             self.answer(decision.id, default, by="policy")
 
     def answer(self, decision_id: str, choice: str, by: str) -> Any:

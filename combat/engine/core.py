@@ -137,8 +137,9 @@ def _answer(ctx: Ctx, action: Action) -> Refusal | None:
     did = action.params.get("decision", pending.id)
     if did != pending.id:
         return Refusal("That question has already been answered.")
-    if action.actor is not None and action.actor != pending.combatant:
-        return Refusal("This question is not addressed to that combatant.")
+    if action.actor is not None and (action.actor != pending.combatant or pending.gm_only):
+        return Refusal("Only the GM answers this." if pending.gm_only
+                       else "This question is not addressed to that combatant.")
     choice = action.params.get("choice")
     if choice not in pending.choice_keys():
         return Refusal(f"Choose one of: {', '.join(pending.choice_keys())}.")
@@ -234,7 +235,7 @@ def legal_actions(state: BattleState, actor_id: str | None) -> list[ActionOption
         return []
     pending = state.pending
     if pending is not None:
-        if actor_id != pending.combatant:
+        if actor_id != pending.combatant or pending.gm_only:
             return []
         return [ActionOption("answer", o["label"], params={"decision": pending.id, "choice": o["key"]})
                 for o in pending.options]

@@ -113,6 +113,7 @@ class Decision:
     ``options`` are ``{"key", "label"}`` dicts; ``default`` is the NPC policy's
     choice; ``resume`` is the ruleset's private continuation (JSON) used to
     finish the paused action once answered. Players do not see ``resume``.
+    ``gm_only`` prompts (a roll the GM rules on) are answered by the GM alone.
     """
 
     id: str
@@ -123,6 +124,7 @@ class Decision:
     default: str
     trigger: str = ""
     resume: dict[str, Any] = field(default_factory=dict)
+    gm_only: bool = False
 
     def choice_keys(self) -> list[str]:
         return [o["key"] for o in self.options]
@@ -137,6 +139,7 @@ class Decision:
             "default": self.default,
             "trigger": self.trigger,
             "resume": copy_json(self.resume),
+            "gm_only": self.gm_only,
         }
 
     @classmethod
@@ -144,7 +147,7 @@ class Decision:
         return cls(
             d["id"], d["combatant"], d.get("controller"), d.get("prompt", ""),
             [dict(o) for o in d.get("options", [])], d.get("default", ""), d.get("trigger", ""),
-            copy_json(d.get("resume") or {}),
+            copy_json(d.get("resume") or {}), bool(d.get("gm_only", False)),
         )
 
 

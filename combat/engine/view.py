@@ -75,7 +75,7 @@ def view_for(state: BattleState, viewer: Viewer) -> dict[str, Any]:
     pending = None
     if state.pending is not None:
         p = state.pending
-        addressed = gm or (uid is not None and p.controller == uid)
+        addressed = gm or (uid is not None and not p.gm_only and p.controller == uid)
         pending = {"id": p.id, "combatant": p.combatant, "trigger": p.trigger, "mine": addressed and not gm,
                    "prompt": p.prompt if addressed else "Waiting for a reaction.",
                    "options": [dict(o) for o in p.options] if addressed else [],

@@ -21,7 +21,13 @@ class Toy(Ruleset):
     name = "Toy rows"
     board = "rows"
     sheet_schema = SheetSchema((Field("hp", "HP", default=10, min=1), Field("ap", "AP", default=2, min=1)))
-    actions = {"hit": "act_hit", "shift": "act_shift"}
+    actions = {"hit": "act_hit", "shift": "act_shift", "brood": "act_brood"}
+
+    def act_brood(self, ctx, c, action):
+        r = ctx.roll("1d20", "insanity")
+        return ctx.open_decision(c.id, f"{c.name} rolled {r.total} on an insanity roll: what happens?",
+                                 [{"key": "calm", "label": "Nothing"}, {"key": "panic", "label": "Panic"}], "calm",
+                                 resume={"brood": True}, gm_only=True)
 
     def init_combatant(self, sheet):
         return {"hp": sheet["hp"], "max_hp": sheet["hp"], "resources": {"ap": sheet["ap"]}, "extra": {}}
@@ -53,6 +59,8 @@ class Toy(Ruleset):
                                  resume={"actor": c.id, "target": target.id})
 
     def resume(self, ctx, decision, choice):
+        if decision.resume.get("brood"):
+            return None
         if "target" not in decision.resume:  # the round-end question
             if choice == "yes":
                 ctx.emit("row.changed", combatant=decision.combatant, row="front")
@@ -128,3 +136,19 @@ def test_a_player_reaction_before_the_roll(toy):
     assert b.state.pending.controller == "3"
     b.act("answer", p, dice=[2, 2], choice="take")  # 4 >= 4 hits
     assert b.c(p).hp == 7
+
+
+def test_a_gm_only_prompt_is_answered_by_the_gm_alone(toy):
+    # RULE: ENG-6
+    from combat.engine.core import legal_actions, view_for
+    from combat.engine.view import Viewer
+
+    b, p, q = toy
+    b.act("end_turn", q)
+    b.act("brood", p, dice=[17])
+    assert b.state.pending.gm_only and b.state.pending.controller is None
+    assert legal_actions(b.state, p) == []
+    assert view_for(b.state, Viewer("player", "3"))["pending"]["options"] == []
+    assert b.try_act("answer", p, choice="panic") == Refusal("Only the GM answers this.")
+    ev = b.act("answer", None, choice="panic")
+    assert ev[0].data["by"] == "gm" and b.state.pending is None
