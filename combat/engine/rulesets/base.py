@@ -17,12 +17,13 @@ Every hook that changes something receives a ``Ctx`` (``combat.engine.context``)
 - ``ctx.roll(expr, purpose) -> Roll``  roll dice; the roll is attached to the
   next event emitted (ENG-2);
 - ``ctx.emit(type, **data) -> Event``  record a fact; it is applied at once;
-- ``ctx.open_decision(combatant_id, prompt, options, default, trigger, resume)``
+- ``ctx.open_decision(combatant_id, prompt, options, default, trigger, resume, gm_only=False)``
   open a reaction window (ENG-6). Call it as the *last* step of a resolver
   (``return ctx.open_decision(...)``): the rest of the action happens in
   ``resume(ctx, decision, choice)`` once the controller (or the GM) answers.
   GM-controlled non-PCs answer at once with ``default`` when the option
-  ``npc_reactions`` is ``"auto"`` (the NPC policy);
+  ``npc_reactions`` is ``"auto"`` (the NPC policy); ``gm_only=True`` makes a
+  prompt only the GM answers (BLOCK-INS-1's insanity roll);
 - ``ctx.end_turn()``  end the current turn now (finishers, AP exhausted).
 
 Turn-flow hooks (round/turn start and end) may open a reaction window too
