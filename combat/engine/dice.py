@@ -137,9 +137,11 @@ class Dice(_FaceSource):
         super().__init__()
         self.seed = seed
         self.salt = salt
-        self._rng = random.Random(f"{seed}:{salt}")
+        self._rng: random.Random | None = None  # made on the first die: most actions roll none
 
     def face(self, size: int) -> int:
+        if self._rng is None:
+            self._rng = random.Random(f"{self.seed}:{self.salt}")
         return self._record(size, self._rng.randrange(size) + 1)
 
 
