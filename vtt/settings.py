@@ -32,7 +32,7 @@ def env_list(name: str, default: str) -> list[str]:
 
 DEV_SECRET_KEY = "dev-insecure-secret-key-do-not-use-in-production"
 DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY", DEV_SECRET_KEY)
+SECRET_KEY = os.environ.get("SECRET_KEY") or DEV_SECRET_KEY  # set but empty counts as unset
 if SECRET_KEY == DEV_SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (production).")
@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "channels",
+    "axes",
     "vtt",
     "combat",
 ]
@@ -68,6 +69,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "vtt.urls"
@@ -97,7 +100,8 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             # A file, not memory: browser tests serve the app from another process.
-            "TEST": {"NAME": str(BASE_DIR / ".test-db.sqlite3")},
+            # One file per test run (several runs may share a checkout); spawned children inherit it.
+            "TEST": {"NAME": os.environ.setdefault("VTT_SQLITE_TEST_DB", str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3"))},
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }
@@ -119,6 +123,27 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one
+# username from one address, that pair is locked out for AXES_COOLOFF_TIME hours.
+# Off by default under pytest only, because Django's test client ``login()``
+# authenticates without a request, which axes refuses; tests/security turns it on.
+RUNNING_TESTS = "pytest" in sys.modules or bool(os.environ.get("PYTEST_VERSION"))
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("AXES_ENABLED", not RUNNING_TESTS)
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_TIME", "0.25"))  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = None
+AXES_VERBOSE = False
+# Behind N trusted proxies, count the client address from X-Forwarded-For (else REMOTE_ADDR only).
+if int(os.environ.get("PROXY_COUNT", "0")) > 0:
+    AXES_IPWARE_PROXY_COUNT = int(os.environ["PROXY_COUNT"])
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "campaigns"

@@ -1,0 +1,73 @@
+"""Personas and a started D20 Luck battle for the security tests.
+
+Personas: ``anonymous``; ``outsider`` (an account, no membership); ``admin``
+(a superuser who is not a member of the campaign); ``observer``; ``player``
+(owns Ayla, who acts first); ``other_player`` (owns Bram); ``gm``. The
+Goblin is a monster the GM controls (the NPC); its HP, ``SECRET_HP``, is hidden
+from players and observers because the campaign hides enemy HP.
+
+Admin policy (documented in README's security section): a superuser edits
+everything in Django's admin (/admin/), but the campaign and battle pages
+treat them like any other account: without a membership the campaign does
+not exist for them (404) and their sockets are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from combat import services
+from combat.models import Battle, BattleEvent
+from tests.live.table import PASSWORD, SECRET_HP, make_battle, make_campaign, make_characters
+
+ROLES = ("anonymous", "outsider", "admin", "observer", "player", "other_player", "gm")
+__all__ = ["ROLES", "SECRET_HP", "PASSWORD", "fingerprint"]
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def make_world() -> dict[str, Any]:
+    """Users, campaign, characters, a started battle and a battle still in setup."""
+    User = get_user_model()
+    users = {
+        name: User.objects.create_user(name, password=PASSWORD)
+        for name in ("gm", "player", "other_player", "observer", "outsider")
+    }
+    users["admin"] = User.objects.create_superuser("admin", password=PASSWORD)
+    campaign = make_campaign(users, hide_enemy_hp=True)
+    characters = make_characters(campaign, users)
+    battle = make_battle(campaign, users["gm"], characters)
+    setup = make_battle(campaign, users["gm"], characters, start=False, name="Ambush")
+    return {"users": users, "campaign": campaign, "characters": characters, "battle": battle, "setup": setup}
+
+
+@pytest.fixture
+def world(db) -> dict[str, Any]:
+    return make_world()
+
+
+def client_for(world: dict[str, Any], role: str, **kwargs: Any) -> Client:
+    client = Client(**kwargs)
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+    return client
+
+
+def fingerprint(battle_id: int) -> tuple[int, Any, list[tuple[int, str]]]:
+    """Everything a refusal must leave alone: seq, snapshot, and the log."""
+    battle = Battle.objects.get(pk=battle_id)
+    log = list(BattleEvent.objects.filter(battle_id=battle_id).order_by("seq").values_list("seq", "type"))
+    return battle.seq, battle.snapshot, log
+
+
+def combatant_named(battle: Battle, name: str) -> str:
+    battle.refresh_from_db()
+    state = services.load_state(battle)
+    return next(cid for cid, c in state.combatants.items() if c.name == name)

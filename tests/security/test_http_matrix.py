@@ -1,0 +1,174 @@
+"""Every URL of the site, for every persona, over HTTP.
+
+The matrix lists each named URL of ``vtt`` and ``combat`` with the methods it
+answers; ``test_every_url_pattern_is_in_the_matrix`` fails when a view is
+added without a row here. Battle writes are posted as htmx does (so refusals
+come back as their 4xx, not as a redirect), and every refusal must leave the
+battle's seq, snapshot and log exactly as they were. Anything a player,
+observer or stranger receives must not contain the Goblin's hidden HP.
+
+Expected values per role, in ``ROLES`` order (anonymous, outsider, admin,
+observer, player, other_player, gm): a status code, or ``L`` for a redirect
+to the login page.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from tests.security.conftest import ROLES, SECRET_HP, client_for, combatant_named, fingerprint
+from vtt.models import Invite, Membership
+
+L = "login"
+SECRET = re.compile(rf"(?<!\w){SECRET_HP}(?!\w)")
+
+
+def _ids(world: dict[str, Any]) -> dict[str, Any]:
+    c = world["campaign"]
+    chars = world["characters"]
+    invite = Invite.objects.create(campaign=c, created_by=world["users"]["gm"], max_uses=5)
+    observer_membership = Membership.objects.get(campaign=c, user=world["users"]["observer"])
+    return {
+        "campaign": c.pk, "battle": world["battle"].pk, "setup": world["setup"].pk,
+        "ayla": chars["ayla"].pk, "goblin": chars["goblin"].pk, "invite": invite.pk,
+        "token": invite.token, "observer_m": observer_membership.pk,
+    }
+
+
+def _act(world: dict[str, Any], kind: str, name: str | None = None, **fields: Any) -> dict[str, Any]:
+    battle = world["battle"]
+    data = {"kind": kind, "expected_seq": str(battle.seq), **fields}
+    if name:
+        data["actor"] = combatant_named(battle, name)
+    return data
+
+
+# (row id, url name, args (keys of _ids), method, data builder or None, expected per role)
+MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
+    # anonymous  outsider admin observer player other gm
+    ("home", "home", (), "get", None, (200, 302, 302, 302, 302, 302, 302)),
+    ("login", "login", (), "get", None, (200, 302, 302, 302, 302, 302, 302)),
+    ("logout", "logout", (), "post", lambda w: {}, (302,) * 7),
+    ("logout-get", "logout", (), "get", None, (405,) * 7),
+    ("signup", "signup", (), "get", None, (200, 302, 302, 302, 302, 302, 302)),
+    ("campaigns", "campaigns", (), "get", None, (L, 200, 200, 200, 200, 200, 200)),
+    ("campaign_create", "campaign_create", (), "get", None, (L, 200, 200, 200, 200, 200, 200)),
+    ("campaign", "campaign", ("campaign",), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    ("campaign_edit", "campaign_edit", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("campaign_edit-post", "campaign_edit", ("campaign",), "post", lambda w: {"name": ""},
+     (L, 404, 404, 403, 403, 403, 200)),
+    ("member_role", "member_role", ("campaign", "observer_m"), "post", lambda w: {"role": "player"},
+     (L, 404, 404, 403, 403, 403, 302)),
+    ("invite_create", "invite_create", ("campaign",), "post",
+     lambda w: {"role": "player", "expires_in": "7", "max_uses": "3"}, (L, 404, 404, 403, 403, 403, 302)),
+    ("invite_revoke", "invite_revoke", ("campaign", "invite"), "post", lambda w: {},
+     (L, 404, 404, 403, 403, 403, 302)),
+    ("join", "join", ("token",), "get", None, (L, 200, 200, 200, 200, 200, 200)),
+    ("join-post", "join", ("token",), "post", lambda w: {}, (L, 302, 302, 302, 302, 302, 302)),
+    ("character_create", "character_create", ("campaign",), "get", None, (L, 404, 404, 403, 200, 200, 200)),
+    ("character-pc", "character", ("campaign", "ayla"), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    ("character-monster", "character", ("campaign", "goblin"), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    ("character_edit-own", "character_edit", ("campaign", "ayla"), "get", None,
+     (L, 404, 404, 403, 200, 403, 200)),
+    ("character_edit-monster", "character_edit", ("campaign", "goblin"), "get", None,
+     (L, 404, 404, 403, 403, 403, 200)),
+    ("character_delete-monster", "character_delete", ("campaign", "goblin"), "post", lambda w: {},
+     (L, 404, 404, 403, 403, 403, 302)),
+    ("battle_new", "battle_new", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_new-post", "battle_new", ("campaign",), "post",
+     lambda w: {"name": "Bridge", "width": "8", "height": "6"}, (L, 404, 404, 403, 403, 403, 302)),
+    ("battle", "battle", ("battle",), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    ("battle-setup", "battle", ("setup",), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    ("battle-post", "battle", ("battle",), "post", lambda w: {}, (L, 405, 405, 405, 405, 405, 405)),
+    ("battle_log", "battle_log", ("battle",), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    # The acting player (Ayla's owner) ends Ayla's turn; others try it, or act for Bram / the Goblin.
+    ("act-own-character", "battle_act", ("battle",), "post", lambda w: _act(w, "end_turn", "Ayla"),
+     (L, 404, 404, 403, 200, 403, 200)),
+    ("act-other-players-character", "battle_act", ("battle",), "post", lambda w: _act(w, "end_turn", "Bram"),
+     (L, 404, 404, 403, 403, 422, 422)),
+    ("act-npc", "battle_act", ("battle",), "post", lambda w: _act(w, "end_turn", "Goblin"),
+     (L, 404, 404, 403, 403, 403, 422)),
+    ("act-answer-nothing-pending", "battle_act", ("battle",), "post",
+     lambda w: _act(w, "answer", "Ayla", decision="d1", choice="yes"), (L, 404, 404, 403, 422, 422, 422)),
+    ("act-gm-override", "battle_act", ("battle",), "post",
+     lambda w: _act(w, "gm.set_hp", combatant=combatant_named(w["battle"], "Goblin"), hp="7"),
+     (L, 404, 404, 403, 403, 403, 200)),
+    ("act-get", "battle_act", ("battle",), "get", None, (L, 405, 405, 405, 405, 405, 405)),
+    ("battle_start", "battle_start", ("setup",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_undo", "battle_undo", ("battle",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_add", "battle_add", ("setup",), "post",
+     lambda w: {"character": str(w["characters"]["goblin"].pk), "count": "2"}, (L, 404, 404, 403, 403, 403, 200)),
+]
+
+CASES = [
+    pytest.param(row, name, args, method, data, role, expected[i], id=f"{row}-{role}")
+    for row, name, args, method, data, expected in MATRIX
+    for i, role in enumerate(ROLES)
+]
+BATTLE_VIEWS = {"battle", "battle_act", "battle_start", "battle_undo", "battle_add", "battle_log", "battle_new"}
+
+
+def _names(patterns: list[Any], namespace: str = "") -> set[str]:
+    names: set[str] = set()
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            if p.namespace == "admin":
+                continue
+            names |= _names(p.url_patterns, p.namespace or namespace)
+        elif isinstance(p, URLPattern) and p.name:
+            names.add(f"{namespace}:{p.name}" if namespace else p.name)
+    return names
+
+
+def test_every_url_pattern_is_in_the_matrix():
+    routed = _names(get_resolver().url_patterns)
+    covered = {name for _, name, *_ in MATRIX}
+    assert routed - covered == set(), "views without permission cases: add rows to MATRIX"
+    assert covered - routed == set()
+    print(f"\npermission matrix (HTTP): {len(CASES)} cases over {len(routed)} named URLs")
+
+
+@pytest.mark.parametrize(("row", "name", "args", "method", "data", "role", "expected"), CASES)
+def test_http_permission_matrix(world, row, name, args, method, data, role, expected):
+    ids = _ids(world)
+    url = reverse(name, args=[ids[a] for a in args])
+    client = client_for(world, role)
+    headers = {"HTTP_HX_REQUEST": "true"} if name in BATTLE_VIEWS and method == "post" else {}
+    watched = [world["battle"].pk, world["setup"].pk]
+    before = [fingerprint(b) for b in watched]
+    if name == "battle_log":
+        url += f"?before={world['battle'].seq + 1}"
+    response = client.post(url, data(world), **headers) if method == "post" else client.get(url)
+    if expected == L:
+        assert response.status_code == 302, (row, role, response.status_code)
+        assert response["Location"].startswith(reverse("login"))
+    else:
+        assert response.status_code == expected, (row, role, response.content[:300])
+    body = response.content.decode(errors="replace")
+    if role != "gm":
+        assert not SECRET.search(body), f"hidden HP leaked to {role} on {row}"
+    if response.status_code >= 400 or expected == L:
+        assert [fingerprint(b) for b in watched] == before, f"a refusal changed a battle: {row} {role}"
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_django_admin_is_for_staff_only(world, role):
+    """Admin policy: only staff reach /admin/ (the superuser edits sheets there); members do not."""
+    client = client_for(world, role)
+    for url in (reverse("admin:index"), reverse("admin:vtt_character_change", args=[world["characters"]["goblin"].pk])):
+        response = client.get(url)
+        if role == "admin":
+            assert response.status_code == 200, url
+        else:
+            assert response.status_code == 302 and "/admin/login/" in response["Location"], (role, url)
+
+
+def test_the_gm_sees_the_hidden_hp_that_players_do_not(world):
+    """The matrix's leak check is meaningful: the same page shows the number to the GM."""
+    url = reverse("battle", args=[world["battle"].pk])
+    assert SECRET.search(client_for(world, "gm").get(url).content.decode())
+    assert not SECRET.search(client_for(world, "player").get(url).content.decode())
