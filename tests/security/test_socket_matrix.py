@@ -1,0 +1,156 @@
+"""The battle websocket for every persona and every client message type.
+
+Strangers (anonymous, outsider, a superuser who is not a member) are refused
+at the handshake; members are refused too when the Origin is foreign or
+missing. A member's socket answers ``sync`` messages and ignores everything
+else (unknown types, garbage, oversized text, binary frames) without closing.
+Pushed frames after a GM override never show a player or observer the
+Goblin's hidden HP, nor another player's own action panel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from combat import services
+from combat.consumers import MAX_MESSAGE
+from tests.security.conftest import ROLES, SECRET_HP, combatant_named, make_world
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = b"http://testserver"
+MEMBERS = ("observer", "player", "other_player", "gm")
+NEW_HP = 3777
+# (name, what is sent, whether the socket answers with a fresh render)
+MESSAGES: list[tuple[str, Any, bool]] = [
+    ("sync-current", lambda seq: json.dumps({"type": "sync", "seq": seq}), False),
+    ("sync-behind", lambda seq: json.dumps({"type": "sync", "seq": 0}), True),
+    ("sync-reconnect", lambda seq: json.dumps({"type": "sync", "seq": seq, "reconnect": True}), True),
+    ("sync-seq-text", lambda seq: json.dumps({"type": "sync", "seq": "abc"}), True),
+    ("unknown-type", lambda seq: json.dumps({"type": "act", "kind": "gm.set_hp", "hp": 1}), False),
+    ("not-json", lambda seq: "{{{{ not json", False),
+    ("json-list", lambda seq: json.dumps([{"type": "sync"}]), False),
+    ("blank", lambda seq: " ", False),
+    ("oversized", lambda seq: json.dumps({"type": "sync", "seq": 0, "pad": "x" * MAX_MESSAGE}), False),
+    ("binary", lambda seq: b"\x00\xff" * 64, False),
+]
+SOCKET_CASES = {"count": 0}
+
+
+def _world_and_cookies() -> tuple[dict[str, Any], dict[str, str]]:
+    world = make_world()
+    cookies = {}
+    for name, user in world["users"].items():
+        client = Client()
+        client.force_login(user)
+        cookies[name] = client.cookies["sessionid"].value
+    return world, cookies
+
+
+def _socket(battle_id: int, cookie: str | None, origin: bytes | None = ORIGIN) -> WebsocketCommunicator:
+    from vtt.asgi import application
+
+    headers = [(b"origin", origin)] if origin is not None else []
+    if cookie:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    return WebsocketCommunicator(application, f"/ws/battles/{battle_id}/", headers=headers)
+
+
+async def _frames(comm: WebsocketCommunicator, timeout: float, until: str | None = None) -> list[str]:
+    """HTML frames within ``timeout`` (presence lines skipped); polls so the app is never cancelled."""
+    out: list[str] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if await comm.receive_nothing(timeout=0.02, interval=0.005):
+            continue
+        text = await comm.receive_from(timeout=1)
+        if text.startswith("{") and "presence" in text:
+            continue
+        out.append(text)
+        if until is not None and until in text:
+            break
+    return out
+
+
+def _secret(html: str, value: int) -> bool:
+    return re.search(rf"(?<!\w){value}(?!\w)", html) is not None
+
+
+def _seq(battle_id: int) -> int:
+    from combat.models import Battle
+
+    return Battle.objects.get(pk=battle_id).seq
+
+
+@pytest.mark.parametrize("role", ROLES)
+async def test_socket_permission_matrix(role):
+    world, cookies = await database_sync_to_async(_world_and_cookies)()
+    bid = world["battle"].pk
+    cookie = cookies.get(role)
+
+    if role not in MEMBERS:
+        comm = _socket(bid, cookie)
+        connected, _ = await comm.connect()
+        assert not connected, f"{role} must not open a battle socket"
+        SOCKET_CASES["count"] += 1
+        return
+
+    for origin in (b"http://evil.example", b"null", None):
+        comm = _socket(bid, cookie, origin)
+        connected, _ = await comm.connect()
+        assert not connected, (role, origin)
+        SOCKET_CASES["count"] += 1
+
+    comm = _socket(bid, cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    SOCKET_CASES["count"] += 1
+    try:
+        await _frames(comm, 0.2)
+        seq = await database_sync_to_async(_seq)(bid)
+        for name, build, answers in MESSAGES:
+            payload = build(seq)
+            if isinstance(payload, bytes):
+                await comm.send_to(bytes_data=payload)
+            else:
+                await comm.send_to(text_data=payload)
+            got = "".join(await _frames(comm, 0.8 if answers else 0.15, until='id="battle-seq"'))
+            assert bool(got) == answers, (role, name, got[:200])
+            if answers:
+                assert 'id="board"' in got and 'id="log"' in got, (role, name)
+                assert _secret(got, SECRET_HP) == (role == "gm"), (role, name)
+                assert ('id="gm-panel"' in got) == (role == "gm"), (role, name)
+                mine = "Fire Bolt" in got  # Ayla's action panel: only her owner (and the GM) get it
+                assert mine == (role in ("player", "gm")), (role, name)
+            SOCKET_CASES["count"] += 1
+        assert await database_sync_to_async(_seq)(bid) == seq, "a socket message changed the battle"
+
+        # A GM override is pushed to every seat, each rendered for its viewer.
+        def override() -> None:
+            goblin = combatant_named(world["battle"], "Goblin")
+            result = services.gm_override(bid, world["users"]["gm"],
+                                          {"kind": "gm.set_hp", "params": {"combatant": goblin, "hp": NEW_HP}})
+            assert result.ok, result.reason
+
+        await database_sync_to_async(override)()
+        pushed = "".join(await _frames(comm, 2.0, until='id="battle-seq"'))
+        assert 'id="board"' in pushed, role
+        assert _secret(pushed, NEW_HP) == (role == "gm"), f"{role} frames and the hidden HP"
+        SOCKET_CASES["count"] += 1
+    finally:
+        await comm.disconnect()
+
+
+def test_socket_case_count_is_reported():
+    """Runs after the matrix above (file order): prints how many socket cases ran."""
+    print(f"\npermission matrix (websocket): {SOCKET_CASES['count']} cases")
+    assert SOCKET_CASES["count"] <= 3 + 4 * (4 + len(MESSAGES) + 1)
