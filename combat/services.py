@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from combat.engine.actions import Action, Refusal
@@ -144,21 +145,34 @@ def _refused(reason: str, battle: Battle | None = None, state: BattleState | Non
     )
 
 
-def _lock(battle_id: Any) -> Battle | None:
+def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
+    """Lock the battle row; one query also brings the caller's role and whether ``token`` was seen.
+
+    The annotations ride on the locking SELECT (subqueries, so FOR UPDATE
+    still locks the battle row only): ``battle.role`` and ``battle.token_seen``.
+    """
     try:
-        return Battle.objects.select_for_update().get(pk=int(battle_id))
-    except (Battle.DoesNotExist, TypeError, ValueError):
+        pk = int(battle_id)
+    except (TypeError, ValueError):
         return None
+    if not 0 < pk < 2**63:
+        return None
+    user_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+    roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]
+    rows = Battle.objects.select_for_update().filter(pk=pk).annotate(role=Subquery(roles))
+    if token is not None:
+        seen = BattleEvent.objects.filter(battle_id=OuterRef("pk"), client_token=token)
+        rows = rows.annotate(token_seen=Exists(seen))
+    return rows.first()
 
 
-def _duplicate(battle: Battle, token: str) -> Result | None:
+def _duplicate(battle: Battle, token: str) -> Result:
+    """The first result of a request already carried out (its events, the seq it reached)."""
     rows = list(
         BattleEvent.objects.filter(battle_id=battle.pk, client_token=token)
         .order_by("seq")
         .values_list("seq", "type", "data")
     )
-    if not rows:
-        return None
     events = [Event(type=t, data=d) for _, t, d in rows]
     return Result(
         ok=True, events=events, seq=rows[-1][0], state=load_state(battle), duplicate=True, battle_id=battle.pk
@@ -209,16 +223,16 @@ def _run(
     if isinstance(token, Refusal):
         return _refused(token.reason)
     with transaction.atomic():
-        battle = _lock(battle_id)
+        battle = _lock(battle_id, user, token)
         if battle is None:
             return _refused(NO_BATTLE)
-        role = role_of(user, battle.campaign_id)
+        role = battle.role
         if role is None:
             return _refused(NOT_MEMBER, battle)
         if role == OBSERVER:
             return _refused("Observers watch; they cannot act.", battle)
-        if token is not None and (first := _duplicate(battle, token)) is not None:
-            return first
+        if token is not None and battle.token_seen:
+            return _duplicate(battle, token)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
             return _refused(STALE, battle)
         state = load_state(battle)
@@ -469,10 +483,10 @@ def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
     undo is rare, actions are not.
     """
     with transaction.atomic():
-        battle = _lock(battle_id)
+        battle = _lock(battle_id, user)
         if battle is None:
             return _refused(NO_BATTLE)
-        if role_of(user, battle.campaign_id) != GM:
+        if battle.role != GM:
             return _refused(GM_ONLY, battle)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
             return _refused(STALE, battle)
