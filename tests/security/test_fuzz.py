@@ -1,0 +1,238 @@
+"""Random and malformed input against the action endpoint, the service layer and the websocket.
+
+Every input either works or fails cleanly: no server error (the test client
+re-raises any exception a view lets through, a 5xx fails the test), no
+engine crash hidden behind the service layer's safety net (its log record
+fails the test), and every refusal leaves the battle's seq, snapshot and log
+exactly as they were. When a random action is accepted, the stored snapshot
+still equals a replay of the log (ENG-1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from combat import services
+from combat.engine.core import legal_actions
+from combat.models import Battle
+from tests.security.conftest import client_for, fingerprint, make_world
+from tests.security.test_socket_matrix import ORIGIN, _frames, _socket
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
+                derandomize=True)
+COUNT: dict[str, int] = {"http": 0, "service": 0, "socket": 0, "accepted": 0}
+
+KINDS = ["end_turn", "move", "ability", "answer", "gm.set_hp", "gm.set_resource", "gm.add_status",
+         "gm.remove_status", "gm.move", "gm.skip_turn", "gm.add_combatant", "gm.remove_combatant",
+         "gm.end_battle", "setup.add_combatant", "setup.place", "setup.start", "setup.remove_combatant"]
+IDS = ["c1", "c2", "c3", "c0", "c99", "", " ", "c1\x00", "../c1", "<script>"]
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+params_objects = st.fixed_dictionaries(
+    {},
+    optional={
+        "ability": st.sampled_from(["fire_bolt", "flash", "slash", "recover", "nope"]) | st.text(max_size=20),
+        "targets": st.lists(st.sampled_from(IDS) | st.text(max_size=8), max_size=4) | json_values,
+        "to": st.lists(st.integers(-3, 12), min_size=0, max_size=3) | json_values,
+        "path": st.lists(st.lists(st.integers(-2, 11), max_size=3), max_size=5) | json_values,
+        "square": st.lists(st.integers(-2, 11), max_size=3) | json_values,
+        "combatant": st.sampled_from(IDS) | json_values,
+        "hp": st.integers(-(2**40), 2**40) | json_values,
+        "decision": st.text(max_size=8) | json_values,
+        "choice": st.text(max_size=8) | json_values,
+    },
+)
+text_field = st.none() | st.text(max_size=30) | st.sampled_from(["", "1", "-1", "0", "1e9", "x" * 200, "3,4", "a,b"])
+form_posts = st.fixed_dictionaries(
+    {"kind": st.sampled_from(KINDS) | st.text(max_size=80)},
+    optional={
+        "actor": st.sampled_from(IDS) | st.text(max_size=24),
+        "params": st.sampled_from(["{not json", "[]", "null", "1", '"x"', "{}"])
+        | params_objects.map(json.dumps)
+        | st.text(max_size=300),
+        "expected_seq": st.sampled_from(["now", "now", "", "abc", "-1", "99999999999999999999"]),
+        "client_token": st.text(max_size=70),
+        "target": st.lists(st.sampled_from(IDS) | st.text(max_size=20), max_size=3),
+        "square": text_field, "col": text_field, "line": text_field, "combatant": st.sampled_from(IDS) | text_field,
+        "hp": text_field, "value": text_field, "resource": text_field, "status": text_field,
+        "power": text_field, "duration": text_field, "row": text_field, "reason": text_field,
+        "decision": text_field, "choice": text_field,
+    },
+)
+
+
+@pytest.fixture
+def engine_errors(caplog):
+    caplog.set_level(logging.ERROR, logger="combat.services")
+    return caplog
+
+
+def _no_engine_crash(caplog, what: Any) -> None:
+    crashes = [r for r in caplog.records if r.name == "combat.services" and r.levelno >= logging.ERROR]
+    assert not crashes, f"the engine raised on {what!r}: {crashes[0].getMessage()}"
+
+
+def _check_after(bid: int, before: Any, accepted: bool, what: Any) -> None:
+    after = fingerprint(bid)
+    if not accepted:
+        assert after == before, f"a refusal changed the battle: {what!r}"
+        return
+    COUNT["accepted"] += 1
+    assert after[0] > before[0] or after[2] != before[2]
+    assert services.rebuild(bid).to_dict() == Battle.objects.get(pk=bid).snapshot, f"snapshot != log after {what!r}"
+
+
+def _legal_post(picks: list[int], world: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A legal action of the current turn, as the page would post it, by its controller or the GM.
+
+    ``picks`` are drawn up front (state-independent, so hypothesis can replay and shrink).
+    """
+    battle = Battle.objects.get(pk=world["battle"].pk)
+    state = services.load_state(battle)
+    by_user = {str(u.pk): name for name, u in world["users"].items()}
+
+    def pick(items: list[Any], i: int) -> Any:
+        return items[picks[i] % len(items)]
+
+    if state.pending is not None:
+        pending = state.pending
+        choice = pick([o["key"] for o in pending.options] or ["none"], 0)
+        role = by_user.get(pending.controller or "", "gm")
+        return role, {"kind": "answer", "actor": pending.combatant, "decision": pending.id, "choice": choice}
+    current = state.current()
+    if current is None:
+        return "gm", {"kind": "gm.skip_turn"}
+    option = pick([o for o in legal_actions(state, current.id) if o.available] or [None], 0)
+    role = pick([by_user.get(current.controller or "", "gm"), "gm"], 1)
+    if option is None:
+        return role, {"kind": "end_turn", "actor": current.id}
+    post: dict[str, Any] = {"kind": option.kind, "actor": current.id, "params": json.dumps(option.params)}
+    if option.targets:
+        post["target"] = [pick(option.targets, 2)]
+    if option.squares:
+        x, y = pick(option.squares, 3)
+        post["square"] = f"{x},{y}"
+    return role, post
+
+
+def test_random_action_posts_never_error_and_refusals_change_nothing(world, engine_errors):
+    bid = world["battle"].pk
+    clients = {role: client_for(world, role) for role in ("player", "other_player", "gm", "observer")}
+    url = f"/battles/{bid}/act"
+
+    @FUZZ
+    @given(role=st.sampled_from(list(clients)), post=form_posts, mode=st.sampled_from(["random", "legal", "mutated"]),
+           picks=st.lists(st.integers(0, 10**6), min_size=5, max_size=5))
+    def run(role: str, post: dict[str, Any], mode: str, picks: list[int]) -> None:
+        COUNT["http"] += 1
+        before = fingerprint(bid)
+        if mode != "random":
+            role, legal = _legal_post(picks, world)
+            legal["expected_seq"] = "now"
+            if mode == "mutated":
+                key = sorted(post)[picks[4] % len(post)]
+                legal[key] = post[key]
+            post = legal
+        data = {k: v for k, v in post.items() if v is not None}
+        if data.get("expected_seq") == "now":
+            data["expected_seq"] = str(before[0])
+        data = {k: (v.replace("\x00", "") if isinstance(v, str) else v) for k, v in data.items()}
+        response = clients[role].post(url, data, HTTP_HX_REQUEST="true")
+        assert response.status_code < 500
+        _no_engine_crash(engine_errors, data)
+        _check_after(bid, before, response.status_code == 200, data)
+
+    run()
+
+
+def test_random_payloads_to_the_services_never_crash(world, engine_errors):
+    bid = world["battle"].pk
+    users = world["users"]
+    payloads = st.one_of(
+        json_values,
+        st.fixed_dictionaries({"kind": st.sampled_from(KINDS) | json_values},
+                              optional={"actor": st.sampled_from(IDS) | json_values,
+                                        "params": params_objects | json_values}),
+    )
+
+    @FUZZ
+    @given(role=st.sampled_from(["player", "gm", "other_player"]), payload=payloads,
+           seq=st.none() | st.just("now") | json_values, token=st.none() | json_values)
+    def run(role: str, payload: Any, seq: Any, token: Any) -> None:
+        COUNT["service"] += 1
+        before = fingerprint(bid)
+        expected = before[0] if seq == "now" else seq
+        submit = services.gm_override if role == "gm" and isinstance(payload, dict) and str(
+            payload.get("kind", "")).startswith("gm.") else services.submit_action
+        result = submit(bid, users[role], payload, expected, token)
+        _no_engine_crash(engine_errors, payload)
+        _check_after(bid, before, result.ok and not result.duplicate, payload)
+
+    run()
+
+
+socket_messages = st.one_of(
+    st.text(max_size=300),
+    json_values.map(json.dumps),
+    st.fixed_dictionaries({"type": st.sampled_from(["sync", "Sync", "act", "battle.push", "presence.hello"])
+                           | json_values},
+                          optional={"seq": json_values, "reconnect": json_values,
+                                    "html": st.text(max_size=40)}).map(json.dumps),
+    st.binary(max_size=200),
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_random_websocket_messages_never_break_the_socket(engine_errors):
+    world = make_world()
+    from django.test import Client
+
+    client = Client()
+    client.force_login(world["users"]["player"])
+    cookie = client.cookies["sessionid"].value
+    bid = world["battle"].pk
+    before = fingerprint(bid)
+
+    async def exchange(messages: list[Any]) -> None:
+        comm = _socket(bid, cookie, ORIGIN)
+        connected, _ = await comm.connect()
+        assert connected
+        try:
+            for message in messages:
+                if isinstance(message, bytes):
+                    await comm.send_to(bytes_data=message or b"\x00")
+                else:
+                    await comm.send_to(text_data=message or " ")
+            await _frames(comm, 0.05)
+            # Still alive and answering: a sync behind the battle brings the regions.
+            await comm.send_to(text_data=json.dumps({"type": "sync", "seq": -1}))
+            got = "".join(await _frames(comm, 2.0, until='id="battle-seq"'))
+            assert 'id="board"' in got
+            assert not comm.future.done(), "the consumer stopped"
+        finally:
+            await comm.disconnect()
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(messages=st.lists(socket_messages, min_size=1, max_size=6))
+    def run(messages: list[Any]) -> None:
+        COUNT["socket"] += len(messages)
+        asyncio.run(exchange(messages))
+
+    run()
+    assert database_sync_to_async  # the consumer's DB work ran in its threads
+    assert fingerprint(bid) == before, "socket messages changed the battle"
+
+
+def test_fuzz_counts_are_reported():
+    print(f"\nfuzz examples: {COUNT}")
