@@ -118,7 +118,9 @@ def free_port() -> int:
 def start_servers(count: int) -> tuple[list[subprocess.Popen], list[int]]:
     env = dict(os.environ)
     env.setdefault("SECRET_KEY", secrets.token_urlsafe(40))
-    env.update({"DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "ERROR"})
+    # DB_CONN_MAX_AGE=0: under ASGI each request runs in its own thread; kept connections would pile up.
+    env.update({"DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "ERROR",
+                "DB_CONN_MAX_AGE": "0"})
     procs, ports = [], []
     for _ in range(count):
         port = free_port()
@@ -329,7 +331,11 @@ def main() -> None:
         for proc in procs:
             proc.terminate()
         for proc in procs:
-            proc.wait(timeout=10)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
     if not lat:
         raise SystemExit("no action measured")
     rate = count / elapsed

@@ -26,6 +26,8 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import get_template
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
 
 from combat.engine.core import Viewer, legal_actions, view_for
 from combat.engine.rulesets import get_ruleset
@@ -126,6 +128,44 @@ def load_table(battle_id: int, battle: Battle | None = None) -> Table | None:
     return Table(battle, BattleState.from_dict(battle.snapshot), rows, members)
 
 
+# ---------------------------------------------------------------- fragments
+
+# Rendered HTML of small pieces keyed by everything they show (a token, a log entry, the GM's
+# forms): the same key always renders the same bytes, so the cache is safe in every process.
+_fragments: dict[Any, SafeString] = {}
+FRAGMENT_CACHE_SIZE = 20_000
+
+
+def fragment(template: str, key: Any, ctx: dict[str, Any]) -> SafeString:
+    full_key = (template, key)
+    html = _fragments.get(full_key)
+    if html is None:
+        if len(_fragments) >= FRAGMENT_CACHE_SIZE:
+            _fragments.clear()
+        html = _fragments[full_key] = mark_safe(_template(template).render(ctx))  # noqa: S308 - our template
+    return html
+
+
+def log_entries(events: list[tuple[int, str, dict[str, Any]]], names: dict[str, str],
+                hidden: set[str]) -> list[dict[str, Any]]:
+    """Log entries (newest first) with their rendered HTML."""
+    out = []
+    for seq, etype, data in events:
+        e = describe(seq, etype, data, names, hidden)
+        if not e["text"] and not e["rolls"]:
+            continue
+        key = (seq, e["text"], tuple(tuple(r.values()) for r in e["rolls"]))
+        e["html"] = fragment(f"{TEMPLATE}#log_entry", key, {"e": e})
+        out.append(e)
+    return out
+
+
+def battle_urls(battle_id: int) -> dict[str, str]:
+    return {
+        name: reverse(f"battle_{name}", args=[battle_id]) for name in ("act", "start", "undo", "add", "log")
+    }
+
+
 # ---------------------------------------------------------------- contexts
 
 
@@ -157,10 +197,20 @@ def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None) -> list[d
             {"name": name, "power": s.get("power"), "duration": s.get("duration")}
             for name, s in (c.get("statuses") or {}).items()
         ]
-        tokens.append({
+        name = c.get("name", cid)
+        acting = current is not None and current.id == cid
+        reacting = pending is not None and pending.combatant == cid
+        pos = c.get("pos")
+        label = f"{name}, {c.get('side', 'party')}"
+        if hp is not None:
+            label += f", HP {hp} of {max_hp}"
+        elif pct is not None:
+            label += f", health {c.get('hp_bucket') or str(pct) + '%'}"
+        label += "".join(f", {s['name']}" for s in statuses) + (", acting now" if acting else "")
+        token = {
             "id": cid,
-            "name": c.get("name", cid),
-            "initials": _initials(c.get("name", cid)),
+            "name": name,
+            "initials": _initials(name),
             "side": c.get("side", "party"),
             "kind": c.get("kind", "pc"),
             "controller": controller,
@@ -168,16 +218,25 @@ def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None) -> list[d
             "hp": hp,
             "max_hp": max_hp,
             "pct": pct,
-            "pos": c.get("pos"),
+            "pos": pos,
+            "col": pos[0] + 1 if pos else None,
+            "line": pos[1] + 1 if pos else None,
             "row": c.get("row"),
             "statuses": statuses,
+            "badges": [s["name"][:2] for s in statuses],
             "alive": c.get("alive", True),
             "ko": c.get("ko", False),
-            "acting": current is not None and current.id == cid,
-            "reacting": pending is not None and pending.combatant == cid,
+            "acting": acting,
+            "reacting": reacting,
+            "classes": (" acting" if acting else "") + (" reacting" if reacting else "") + (" ko" if c.get("ko") else ""),
+            "label": label,
             "mine": viewer_id is not None and controller == viewer_id,
             "resources": c.get("resources") or {},
-        })
+        }
+        key = (cid, name, token["side"], token["classes"], token["col"], token["line"], controller, label, pct,
+               tuple(token["badges"]))
+        token["html"] = fragment("combat/_token.html", key, {"t": token})
+        tokens.append(token)
     return tokens
 
 
@@ -194,8 +253,7 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
     hidden = set()
     if not is_gm and table.hide_enemy_hp:
         hidden = {cid for cid, c in state.combatants.items() if c.side == "enemy"}
-    entries = [describe(seq, etype, data, names, hidden) for seq, etype, data in table.events]
-    entries = [e for e in entries if e["text"] or e["rolls"]]
+    entries = log_entries(table.events, names, hidden)
     ruleset = get_ruleset(state.ruleset)
     current = state.current()
     pending = state.pending
@@ -205,6 +263,7 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
     return {
         "battle": table.battle,
         "battle_id": table.battle.pk,
+        "urls": battle_urls(table.battle.pk),
         "seq": table.battle.seq,
         "state": state,
         "phase": state.phase,
@@ -222,7 +281,8 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
         "order": order,
         "waiting": waiting,
         "current": by_id.get(current.id) if current else None,
-        "pending": pending,
+        # What a non-addressee may know of a reaction window: who decides and why, not the question.
+        "pending": view.get("pending"),
         "pending_for": table.name_of(pending.controller) if pending else "",
         "result": state.result,
         "log": entries,
@@ -301,13 +361,14 @@ def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, An
 
 
 def gm_context(table: Table) -> dict[str, Any]:
+    """The GM panel: exact values of every combatant, and the override forms (cached by what they list)."""
     state = table.state
     statuses: set[str] = set()
     resources: set[str] = set()
     for c in state.combatants.values():
         statuses.update(c.statuses)
         resources.update(c.resources)
-    return {
+    ctx: dict[str, Any] = {
         "all_combatants": [
             {"id": cid, "name": c.name, "hp": c.hp, "max_hp": c.max_hp, "pos": c.pos, "row": c.row,
              "statuses": sorted(c.statuses), "resources": c.resources, "side": c.side}
@@ -317,7 +378,14 @@ def gm_context(table: Table) -> dict[str, Any]:
         "known_resources": sorted(resources),
         "gm_quick": GM_QUICK,
         "gm_forms": GM_FORMS,
+        "urls": battle_urls(table.battle.pk),
+        "width": state.width,
+        "height": state.height,
     }
+    key = (table.battle.pk, tuple((c["id"], c["name"]) for c in ctx["all_combatants"]), state.width, state.height,
+           tuple(ctx["known_statuses"]), tuple(ctx["known_resources"]))
+    ctx["gm_forms_html"] = fragment(f"{TEMPLATE}#gm_forms", key, ctx)
+    return ctx
 
 
 def context_for(table: Table, role: str, user_id: str | None) -> dict[str, Any]:
@@ -336,10 +404,11 @@ def context_for(table: Table, role: str, user_id: str | None) -> dict[str, Any]:
 _templates: dict[str, Any] = {}
 
 
-def _template(region: str) -> Any:
-    tpl = _templates.get(region)
+def _template(name: str) -> Any:
+    """A template ("combat/_token.html") or a partial of the battle page ("board")."""
+    tpl = _templates.get(name)
     if tpl is None:
-        tpl = _templates[region] = get_template(f"{TEMPLATE}#{region}")
+        tpl = _templates[name] = get_template(name if name.endswith(".html") or "#" in name else f"{TEMPLATE}#{name}")
     return tpl
 
 

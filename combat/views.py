@@ -24,7 +24,6 @@ from combat import live, services
 from combat.engine.rulesets import get_ruleset
 from combat.forms import AddCombatantsForm, BadInput, NewBattleForm, action_from_post
 from combat.models import Battle, BattleEvent
-from combat.templatetags.battle_words import describe
 from vtt.access import campaign_for
 from vtt.models import Character, Role
 
@@ -43,10 +42,14 @@ def _viewer(request: HttpRequest, role: str) -> str | None:
     return None if role == Role.GM else str(request.user.pk)
 
 
+FORBIDDEN = {services.NOT_YOURS, services.GM_ONLY, services.NOT_MEMBER, "That decision is not yours to make."}
+
+
 def _status_for(reason: str) -> int:
+    """409 for a stale page, 403 for someone acting beyond their role, 422 for a rule's refusal."""
     if reason == services.STALE:
         return 409
-    if reason in (services.NOT_YOURS, services.GM_ONLY, services.NOT_MEMBER) or reason.startswith("Observers"):
+    if reason in FORBIDDEN or reason.startswith("Observers"):
         return 403
     return 422
 
@@ -224,15 +227,14 @@ def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
         .order_by("-seq")
         .values_list("seq", "type", "data")[: live.LOG_WINDOW]
     )
-    table = live.Table(battle, services.load_state(battle), rows, {})
+    state = services.load_state(battle)
     hidden = set()
-    if role != Role.GM and table.hide_enemy_hp:
-        hidden = {cid for cid, c in table.state.combatants.items() if c.side == "enemy"}
-    names = {cid: c.name for cid, c in table.state.combatants.items()}
-    entries = [describe(seq, t, d, names, hidden) for seq, t, d in rows]
+    if role != Role.GM and state.options.get("hide_enemy_hp", True):
+        hidden = {cid for cid, c in state.combatants.items() if c.side == "enemy"}
+    names = {cid: c.name for cid, c in state.combatants.items()}
     ctx = {
-        "log": [e for e in entries if e["text"] or e["rolls"]],
-        "battle_id": battle.pk,
+        "log": live.log_entries(rows, names, hidden),
+        "urls": live.battle_urls(battle.pk),
         "log_more": len(rows) == live.LOG_WINDOW and rows[-1][0] > 1,
         "log_oldest": rows[-1][0] if rows else 0,
     }

@@ -11,6 +11,7 @@ import secrets
 from typing import Any
 
 from django import template
+from django.utils.html import format_html
 
 register = template.Library()
 
@@ -45,3 +46,12 @@ def square_label(square: list[int] | tuple[int, int]) -> str:
 @register.filter
 def square_value(square: list[int] | tuple[int, int]) -> str:
     return f"{square[0]},{square[1]}"
+
+
+@register.simple_tag(takes_context=True)
+def form_csrf(context: template.Context) -> str:
+    """The CSRF field on the first render; nothing in pushed renders (htmx sends the page's token header)."""
+    token = context.get("csrf_token")
+    if not token or token == "NOTPROVIDED":
+        return ""
+    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)

@@ -129,7 +129,8 @@ def _decision(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
     dec = d.get("decision") if isinstance(d.get("decision"), dict) else {}
     who = _who(names, dec.get("combatant"))
     trigger = dec.get("trigger") or ""
-    return f"{who} may react" + (f" to {trigger}" if trigger else "") + f": {dec.get('prompt', '')}"
+    # The prompt itself is for its addressee and the GM only (view_for); the log just says who decides.
+    return f"Waiting for {who}'s reaction" + (f" to {trigger}" if trigger else "") + "."
 
 
 def _answered(d: dict[str, Any], names: Names, hidden: set[str]) -> str:

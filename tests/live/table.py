@@ -18,7 +18,7 @@ from combat.models import Battle
 from vtt.models import Campaign, Character, Membership
 
 SECRET_HP = 4321
-SEED = 20261122
+SEED = 20261123  # initiative: Ayla, Goblin, Bram; the Goblin's spear hits Bram
 PASSWORD = "table-pass-9x"
 
 
@@ -74,3 +74,25 @@ def table(hide_enemy_hp: bool = True, start: bool = True) -> tuple[dict[str, Any
 def current(battle: Battle) -> Any:
     battle.refresh_from_db()
     return services.load_state(battle).current()
+
+
+def goblin_attacks_bram(battle: Battle, users: dict[str, Any]) -> services.Result:
+    """Ayla ends her turn; on the Goblin's turn the GM moves it next to Bram and attacks with its spear.
+
+    With the table's seed the Luck roll hits, so Bram's Parry opens a reaction window
+    addressed to ``other_player`` (and the GM).
+    """
+    battle.refresh_from_db()
+    state = services.load_state(battle)
+    ayla = state.current()
+    r = services.submit_action(battle.pk, users["player"], {"kind": "end_turn", "actor": ayla.id}, battle.seq)
+    assert r.ok, r.reason
+    state = r.state
+    goblin = state.current()
+    assert goblin is not None and goblin.name == "Goblin", goblin
+    bram = next(c for c in state.combatants.values() if c.name == "Bram")
+    r = services.gm_override(battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id,
+                                                                                    "pos": [1, 2]}}, r.seq)
+    assert r.ok, r.reason
+    return services.submit_action(battle.pk, users["gm"], {"kind": "ability", "actor": goblin.id, "params": {
+        "ability": "weapon:spear", "targets": [bram.id]}}, r.seq)

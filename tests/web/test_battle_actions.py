@@ -1,0 +1,205 @@
+"""Acting on the battle page over HTMX: accepted actions, and every kind of bad input refused in place."""
+
+from __future__ import annotations
+
+import pytest
+
+from combat import services
+from combat.models import Battle, BattleEvent
+from tests.live.table import SECRET_HP, current, goblin_attacks_bram, table
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def _post(client, user, battle, data, **headers):
+    client.force_login(user)
+    return client.post(f"/battles/{battle.pk}/act", data, **{**HX, **headers})
+
+
+def _fire_bolt(battle, **changes):
+    battle.refresh_from_db()
+    state = services.load_state(battle)
+    goblin = next(c for c in state.combatants.values() if c.name == "Goblin")
+    data = {"kind": "ability", "actor": state.current().id, "params": '{"ability": "fire_bolt"}',
+            "target": goblin.id, "expected_seq": str(battle.seq), "client_token": "tap-1"}
+    data.update(changes)
+    return data
+
+
+def _unchanged(battle):
+    before = (battle.seq, BattleEvent.objects.filter(battle=battle).count())
+    return lambda: (Battle.objects.get(pk=battle.pk).seq, BattleEvent.objects.filter(battle=battle).count()) == before
+
+
+def test_a_player_casts_at_a_target_and_gets_the_regions_back(client):
+    users, _, battle = table()
+    response = _post(client, users["player"], battle, _fire_bolt(battle))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Done." in html and 'id="board"' in html and 'id="log"' in html
+    assert "Ayla uses Fire Bolt on Goblin." in html
+    assert str(SECRET_HP) not in html  # the player's own render hides the Goblin's HP
+    assert BattleEvent.objects.filter(battle=battle, type="ability.used").count() == 1
+
+
+def test_with_a_live_socket_the_response_carries_only_the_message(client):
+    users, _, battle = table()
+    response = _post(client, users["player"], battle, _fire_bolt(battle), HTTP_X_VTT_LIVE="1")
+    assert response.status_code == 200
+    assert 'id="board"' not in response.content.decode()
+
+
+def test_a_stale_page_is_refused_with_fresh_regions(client):
+    users, _, battle = table()
+    unchanged = _unchanged(battle)
+    response = _post(client, users["player"], battle, _fire_bolt(battle, expected_seq=str(battle.seq - 1)))
+    assert response.status_code == 409
+    assert response["HX-Retarget"] == "#messages"
+    html = response.content.decode()
+    assert services.STALE in html and 'id="board"' in html
+    assert unchanged()
+
+
+def test_a_double_tap_acts_once(client):
+    users, _, battle = table()
+    data = _fire_bolt(battle)
+    first = _post(client, users["player"], battle, data)
+    seq = Battle.objects.get(pk=battle.pk).seq
+    second = _post(client, users["player"], battle, data)
+    assert first.status_code == second.status_code == 200
+    assert "Already done" in second.content.decode()
+    assert Battle.objects.get(pk=battle.pk).seq == seq
+    assert BattleEvent.objects.filter(battle=battle, type="ability.used").count() == 1
+
+
+def test_acting_for_someone_elses_combatant_is_refused(client):
+    users, _, battle = table()
+    unchanged = _unchanged(battle)
+    response = _post(client, users["other_player"], battle, _fire_bolt(battle))
+    assert response.status_code == 403
+    assert services.NOT_YOURS in response.content.decode()
+    assert unchanged()
+
+
+def test_a_move_out_of_reach_is_refused_with_the_reason(client):
+    users, _, battle = table()
+    unchanged = _unchanged(battle)
+    data = {"kind": "move", "actor": current(battle).id, "params": "{}", "square": "9,7",
+            "expected_seq": str(battle.seq)}
+    response = _post(client, users["player"], battle, data)
+    assert response.status_code == 422
+    assert "at most 5 squares" in response.content.decode()
+    assert unchanged()
+
+
+@pytest.mark.parametrize(("changes", "status", "text"), [
+    ({"params": "{not json"}, 400, "malformed"),
+    ({"params": "[1, 2]"}, 400, "malformed"),
+    ({"expected_seq": "abc"}, 400, "malformed"),
+    ({"square": "1;2"}, 400, "malformed"),
+    ({"kind": ""}, 400, "missing"),
+    ({"kind": "summon_dragon"}, 422, "Unknown action"),
+    ({"target": "c99"}, 422, "Not a valid target"),
+    ({"actor": "c3"}, 403, services.NOT_YOURS),
+    ({"kind": "gm.set_hp", "combatant": "c1", "hp": "999"}, 403, services.GM_ONLY),
+    ({"kind": "gm.set_hp", "combatant": "c1", "hp": "lots"}, 400, "whole number"),
+])
+def test_forged_fields_are_refused_and_nothing_changes(client, changes, status, text):
+    users, _, battle = table()
+    unchanged = _unchanged(battle)
+    response = _post(client, users["player"], battle, _fire_bolt(battle, **changes))
+    assert response.status_code == status, response.content
+    assert text in response.content.decode()
+    assert unchanged()
+
+
+def test_observers_cannot_act_and_outsiders_do_not_see_the_battle(client):
+    users, _, battle = table()
+    unchanged = _unchanged(battle)
+    assert _post(client, users["observer"], battle, _fire_bolt(battle)).status_code == 403
+    assert _post(client, users["outsider"], battle, _fire_bolt(battle)).status_code == 404
+    client.force_login(users["outsider"])
+    assert client.get(f"/battles/{battle.pk}/").status_code == 404
+    client.logout()
+    assert client.get(f"/battles/{battle.pk}/").status_code == 302
+    assert unchanged()
+
+
+def test_without_htmx_a_post_redirects_back_to_the_page(client):
+    users, _, battle = table()
+    client.force_login(users["player"])
+    response = client.post(f"/battles/{battle.pk}/act", _fire_bolt(battle))
+    assert response.status_code == 302 and response["Location"] == f"/battles/{battle.pk}/"
+
+
+def test_the_gm_overrides_hp_skips_a_turn_and_undoes(client):
+    users, _, battle = table()
+    state = services.load_state(battle)
+    bram = next(c for c in state.combatants.values() if c.name == "Bram")
+    response = _post(client, users["gm"], battle, {"kind": "gm.set_hp", "combatant": bram.id, "hp": "7",
+                                                   "expected_seq": str(battle.seq)})
+    assert response.status_code == 200, response.content
+    battle.refresh_from_db()
+    assert services.load_state(battle).combatants[bram.id].hp == 7
+    acting = current(battle).id
+    response = _post(client, users["gm"], battle, {"kind": "gm.skip_turn", "expected_seq": str(battle.seq)})
+    assert response.status_code == 200
+    assert current(battle).id != acting
+    seq = Battle.objects.get(pk=battle.pk).seq
+    response = client.post(f"/battles/{battle.pk}/undo", {"expected_seq": str(seq)}, **HX)
+    assert response.status_code == 200
+    assert Battle.objects.get(pk=battle.pk).seq == seq - 1
+    # A player may not undo.
+    client.force_login(users["player"])
+    assert client.post(f"/battles/{battle.pk}/undo", {"expected_seq": str(seq - 1)}, **HX).status_code == 403
+
+
+def test_the_gm_moves_a_token_by_tapping_a_square_and_ends_the_battle(client):
+    users, _, battle = table()
+    goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
+    response = _post(client, users["gm"], battle, {"kind": "gm.move", "combatant": goblin.id, "square": "6,6"})
+    assert response.status_code == 200, response.content
+    battle.refresh_from_db()
+    assert services.load_state(battle).combatants[goblin.id].pos == [6, 6]
+    response = _post(client, users["gm"], battle, {"kind": "gm.end_battle", "reason": "Truce"})
+    assert response.status_code == 200
+    battle.refresh_from_db()
+    assert battle.status == "ended"
+    client.force_login(users["player"])
+    assert "The battle is over" in client.get(f"/battles/{battle.pk}/").content.decode()
+
+
+def test_a_reaction_prompt_reaches_its_player_and_the_gm_and_is_answered(client):
+    users, _, battle = table()
+    result = goblin_attacks_bram(battle, users)
+    assert result.ok and result.state.pending is not None
+    decision = result.state.pending
+    pages = {}
+    for who in ("other_player", "gm", "player"):
+        client.force_login(users[who])
+        pages[who] = client.get(f"/battles/{battle.pk}/").content.decode()
+    assert "Bram may react" in pages["other_player"] and "Parry" in pages["other_player"]
+    assert "Bram may react" in pages["gm"]
+    assert "Bram may react" not in pages["player"]
+    assert "Waiting for other_player to answer" in pages["player"]
+    # Someone else cannot answer; the addressee can.
+    battle.refresh_from_db()
+    answer = {"kind": "answer", "actor": decision.combatant, "decision": decision.id, "choice": "parry",
+              "expected_seq": str(battle.seq)}
+    assert _post(client, users["player"], battle, answer).status_code == 403
+    response = _post(client, users["other_player"], battle, answer)
+    assert response.status_code == 200, response.content
+    battle.refresh_from_db()
+    assert services.load_state(battle).pending is None
+    assert BattleEvent.objects.filter(battle=battle, type="interrupt.used").exists()
+
+
+def test_older_log_entries_load_on_demand(client):
+    users, _, battle = table()
+    client.force_login(users["player"])
+    response = client.get(f"/battles/{battle.pk}/log?before=5", **HX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'data-seq="4"' in html and 'data-seq="5"' not in html
+    assert client.get(f"/battles/{battle.pk}/log?before=x", **HX).status_code == 400
