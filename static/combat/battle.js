@@ -72,6 +72,17 @@
   root.addEventListener("htmx:wsAfterMessage", refresh);
   document.body.addEventListener("htmx:afterSettle", refresh);
 
+  // Forms rendered once for many turns (the GM's overrides) take the page's seq and a fresh token
+  // when sent, so a stale page is still refused and a double tap still counts once.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form[data-page-seq]")) { return; }
+    var seqInput = form.querySelector("input[name=expected_seq]");
+    if (seqInput) { seqInput.value = String(seqNow()); }
+    var token = form.querySelector("input[name=client_token]");
+    if (token && !token.value) { token.value = randomToken(); }
+  }, true);
+
   document.body.addEventListener("htmx:configRequest", function (e) {
     if (socketOpen) { e.detail.headers["X-VTT-Live"] = "1"; }
   });
