@@ -107,7 +107,7 @@ class Membership(models.Model):
     joined = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ("campaign", "role", "user__username")
+        # No default ordering: membership checks run on every battle action; a join to sort would waste time.
         constraints = [models.UniqueConstraint(fields=("user", "campaign"), name="one_membership_per_user")]
 
     def __str__(self) -> str:
@@ -222,7 +222,7 @@ class Character(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ("campaign", "kind", "name", "pk")
+        ordering = ("kind", "name", "pk")
 
     def __str__(self) -> str:
         return self.name

@@ -148,8 +148,10 @@ def member_role(request, pk: int, member_pk: int):
     if role not in Role.values:
         return HttpResponseBadRequest("Unknown role.")
     with transaction.atomic():
-        gms = Membership.objects.select_for_update().filter(campaign=campaign, role=Role.GM)
-        if member.role == Role.GM and role != Role.GM and gms.count() <= 1:
+        # Lock the GM rows so two GMs demoting each other at once cannot leave none.
+        gm_ids = list(Membership.objects.select_for_update().filter(campaign=campaign, role=Role.GM).values_list("pk", flat=True))
+        member.refresh_from_db(fields=["role"])
+        if member.role == Role.GM and role != Role.GM and len(gm_ids) <= 1:
             messages.error(request, "A campaign needs at least one game master.")
         else:
             member.role = role
