@@ -234,6 +234,11 @@ def _run(
         if token is not None and battle.token_seen:
             return _duplicate(battle, token)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
+            # On PostgreSQL a SELECT ... FOR UPDATE that waited for the lock re-reads
+            # the battle row but evaluates ``token_seen`` in its older snapshot: a
+            # double tap that lost the race looks stale. Ask again, now fresh.
+            if token is not None and BattleEvent.objects.filter(battle_id=battle.pk, client_token=token).exists():
+                return _duplicate(battle, token)
             return _refused(STALE, battle)
         state = load_state(battle)
         parsed = _parse(action(state, role) if callable(action) else action)
