@@ -258,6 +258,19 @@
 
   function submit(form) {
     pendingSubmit = null;
+    if (!document.contains(form)) {
+      // Re-rendered by a push meanwhile: send the same choice through the current form.
+      var fresh = null;
+      root.querySelectorAll("form.act-form").forEach(function (f) { if (f.dataset.label === form.dataset.label) { fresh = f; } });
+      if (!fresh) { cancel(); return; }
+      ["target", "square"].forEach(function (name) {
+        var from = form.querySelector("[name=" + name + "]");
+        var to = fresh.querySelector("[name=" + name + "]");
+        if (from && to) { to.value = from.value; }
+      });
+      form = fresh;
+    }
+    htmx.process(form); // a no-op when htmx already bound it; never let the browser post natively
     var seqInput = form.querySelector("input[name=expected_seq]");
     if (seqInput && !seqInput.value) { seqInput.value = String(seqNow()); }
     if (typeof form.requestSubmit === "function") { form.requestSubmit(); } else { htmx.trigger(form, "submit"); }
@@ -288,7 +301,7 @@
       return;
     }
     if (!sq || !inList(opt.squares, sq)) { setHint("Out of reach: tap a highlighted square."); return; }
-    form.querySelector("select[name=square]").value = sq[0] + "," + sq[1];
+    form.querySelector("[name=square]").value = sq[0] + "," + sq[1];
     var steps = drawPath(sq);
     confirmThen(mode.label + " to column " + (sq[0] + 1) + ", row " + (sq[1] + 1) + (steps ? " (" + steps + " squares)" : "") + "?", form);
   }
