@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,13 +120,33 @@ def load_table(battle_id: int, battle: Battle | None = None) -> Table | None:
         .order_by("-seq")
         .values_list("seq", "type", "data")[:LOG_WINDOW]
     )
+    return Table(battle, BattleState.from_dict(battle.snapshot), rows, members_of(battle.campaign_id))
+
+
+_members: dict[int, tuple[float, dict[str, tuple[str, str]]]] = {}
+MEMBERS_TTL = 5.0  # seconds; a new member or role shows up on the table within this
+
+
+def members_of(campaign_id: int) -> dict[str, tuple[str, str]]:
+    """user id -> (role, username) of a campaign, cached briefly: every action of a table needs it.
+
+    Only names and who gets a per-user push depend on it; access is checked
+    on every request and socket against the database.
+    """
+    now = time.monotonic()
+    hit = _members.get(campaign_id)
+    if hit is not None and now - hit[0] < MEMBERS_TTL:
+        return hit[1]
     members = {
         str(uid): (role, name)
-        for uid, role, name in Membership.objects.filter(campaign_id=battle.campaign_id).values_list(
+        for uid, role, name in Membership.objects.filter(campaign_id=campaign_id).values_list(
             "user_id", "role", "user__username"
         )
     }
-    return Table(battle, BattleState.from_dict(battle.snapshot), rows, members)
+    if len(_members) > 10_000:
+        _members.clear()
+    _members[campaign_id] = (now, members)
+    return members
 
 
 # ---------------------------------------------------------------- fragments
@@ -179,12 +200,15 @@ def _initials(name: str) -> str:
     return (words[0][0] + (last if last.isdigit() else last[0])).upper()[:3]
 
 
-def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None) -> list[dict[str, Any]]:
+def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None,
+            only: set[str] | None = None) -> list[dict[str, Any]]:
     state = table.state
     current = state.current()
     pending = state.pending
     tokens = []
     for cid, c in view.get("combatants", {}).items():
+        if only is not None and cid not in only:
+            continue
         hp, max_hp = c.get("hp"), c.get("max_hp")
         ratio = c.get("hp_ratio")
         pct = round(100 * ratio) if isinstance(ratio, int | float) else None
@@ -341,11 +365,8 @@ def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, An
         options = [_option_dict(o, state, current) for o in legal_actions(state, current.id)]
     pending = state.pending
     prompt = pending if pending is not None and (is_gm or pending.controller == user_id) else None
-    mine_view = table.view(GM if is_gm else PLAYER, None if is_gm else user_id)
-    own = [
-        t for t in _tokens(table, mine_view, user_id)
-        if (t["mine"] if not is_gm else (t["controller"] is not None and t["controller"] == user_id))
-    ]
+    mine = {cid for cid, c in state.combatants.items() if user_id is not None and c.controller == user_id}
+    own = _tokens(table, table.view(GM if is_gm else PLAYER, None if is_gm else user_id), user_id, mine) if mine else []
     names = {cid: c.name for cid, c in state.combatants.items()}
     return {
         "viewer_id": user_id,

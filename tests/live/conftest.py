@@ -13,7 +13,9 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from tests.live.table import table
+from tests.live.table import fresh_live_caches, table
+
+__all__ = ["fresh_live_caches"]  # autouse fixture
 
 ORIGIN = (b"origin", b"http://testserver")
 

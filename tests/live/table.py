@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from django.contrib.auth import get_user_model
 
-from combat import services
+from combat import live, services
 from combat.engine.rulesets.luck_content import HEROES, MONSTERS
 from combat.models import Battle
 from vtt.models import Campaign, Character, Membership
@@ -96,3 +97,11 @@ def goblin_attacks_bram(battle: Battle, users: dict[str, Any]) -> services.Resul
     assert r.ok, r.reason
     return services.submit_action(battle.pk, users["gm"], {"kind": "ability", "actor": goblin.id, "params": {
         "ability": "weapon:spear", "targets": [bram.id]}}, r.seq)
+
+
+@pytest.fixture(autouse=True)
+def fresh_live_caches():
+    """Database ids repeat between tests: start each with empty process caches."""
+    live._members.clear()
+    yield
+    live._members.clear()

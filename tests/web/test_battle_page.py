@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.live.table import SECRET_HP, table
+from tests.live.table import SECRET_HP, fresh_live_caches, table
 
 pytestmark = pytest.mark.django_db
+__all__ = ["fresh_live_caches"]  # autouse fixture
 
 
 def test_the_gm_sees_every_region_and_exact_monster_hp(client):

@@ -7,9 +7,10 @@ import pytest
 from combat import services
 from combat.models import Battle, BattleEvent
 from combat.views import numbered_names
-from tests.live.table import make_campaign, make_characters, make_users
+from tests.live.table import fresh_live_caches, make_campaign, make_characters, make_users
 
 pytestmark = pytest.mark.django_db
+__all__ = ["fresh_live_caches"]  # autouse fixture
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
