@@ -42,30 +42,82 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
-@pytest.fixture
-def asgi_server(transactional_db):
-    """Serve the whole ASGI app (HTTP + websockets) on 127.0.0.1 in a spawned process."""
-    from channels.testing.live import make_application, set_database_connection
-    from daphne.testing import DaphneProcess
-    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+class Server:
+    """A daphne process serving the whole ASGI app (HTTP + websockets) on 127.0.0.1.
 
-    multiprocessing.set_start_method("spawn", force=True)
-    proc = DaphneProcess(
-        "127.0.0.1",
-        partial(make_application, static_wrapper=ASGIStaticFilesHandler),
-        setup=set_database_connection,
-    )
-    proc.daemon = True
-    proc.start()
-    try:
+    ``restart()`` stops it and starts a new process on the same port, so open
+    pages reconnect to the same address. ``env`` is applied while the child
+    is spawned (it reads its settings from the environment, e.g. REDIS_URL).
+    """
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.env = env or {}
+        self.port: int | None = None
+        self.proc = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        from channels.testing.live import make_application, set_database_connection
+        from daphne.testing import DaphneProcess
+        from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+        multiprocessing.set_start_method("spawn", force=True)
+        proc = DaphneProcess(
+            "127.0.0.1",
+            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
+            setup=set_database_connection,
+            port=self.port,
+        )
+        proc.daemon = True
+        saved = {k: os.environ.get(k) for k in self.env}
+        os.environ.update(self.env)
+        try:
+            proc.start()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         if not proc.ready.wait(timeout=30):
+            proc.terminate()
             pytest.fail("ASGI test server did not start")
         if not proc.errors.empty():  # pragma: no cover - startup error in the child
             pytest.fail(f"ASGI test server failed: {proc.errors.get()}")
-        yield f"http://127.0.0.1:{proc.port.value}"
+        self.proc, self.port = proc, proc.port.value
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.join(timeout=10)
+            if self.proc.is_alive():  # pragma: no cover - a stuck child
+                self.proc.kill()
+                self.proc.join(timeout=5)
+            self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture
+def live_server_process(transactional_db):
+    """A restartable ASGI server (see ``Server``)."""
+    server = Server()
+    try:
+        yield server
     finally:
-        proc.terminate()
-        proc.join(timeout=10)
+        server.stop()
+
+
+@pytest.fixture
+def asgi_server(live_server_process):
+    """The base URL of a real ASGI server (daphne, spawned process)."""
+    return live_server_process.url
 
 
 @pytest.fixture

@@ -1,0 +1,146 @@
+"""A table of three browsers: the GM on a laptop, Alice on a laptop, Bob on a phone.
+
+Accounts, the campaign and its characters are made in the database (the
+test's business); everything in the battle happens through the pages: log
+in, create the battle, add and place combatants, start, act, answer, override,
+undo, end. Helpers wait on what a person would see (``expect``), never sleep.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from playwright.sync_api import Page, expect
+
+from combat.engine.rulesets import get_ruleset
+from tests.e2e.conftest import LAPTOP, PHONE
+from vtt.models import Campaign, Character, Membership
+
+PASSWORD = "e2e-table-pass-7q"
+WAIT = 10_000  # ms: a live update must arrive well within this
+expect.set_options(timeout=WAIT)
+
+# Per ruleset: Alice's hero (she answers the reaction prompt), Bob's hero, the monster, and the monster's HP.
+CAST = {
+    "luck": {"alice": "Fighter", "bob": "Mage", "monster": "Goblin Skirmisher"},
+    "mist": {"alice": "Knight", "bob": "Mage", "monster": "Goblin"},
+}
+
+
+def content(ruleset: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    module = __import__(f"combat.engine.rulesets.{ruleset}_content", fromlist=["HEROES", "MONSTERS"])
+    return module.HEROES, module.MONSTERS
+
+
+def make_table(ruleset: str) -> dict[str, Any]:
+    """Users gm/alice/bob, a campaign that hides enemy HP, and the three characters."""
+    User = get_user_model()
+    users = {name: User.objects.create_user(f"{name}-{ruleset}", password=PASSWORD) for name in ("gm", "alice", "bob")}
+    options = dict(get_ruleset(ruleset).default_options())
+    if "hide_enemy_hp" in options:
+        options["hide_enemy_hp"] = True
+    campaign = Campaign.objects.create(name=f"{ruleset} night", ruleset=ruleset, owner=users["gm"], options=options)
+    for name, role in (("gm", "gm"), ("alice", "player"), ("bob", "player")):
+        Membership.objects.create(campaign=campaign, user=users[name], role=role)
+    heroes, monsters = content(ruleset)
+    cast = CAST[ruleset]
+    chars = {
+        "alice": Character.objects.create(campaign=campaign, owner=users["alice"], name="Alia",
+                                          sheet=dict(heroes[cast["alice"]])),
+        "bob": Character.objects.create(campaign=campaign, owner=users["bob"], name="Boro",
+                                        sheet=dict(heroes[cast["bob"]])),
+        "monster": Character.objects.create(campaign=campaign, kind="monster", name="Grik",
+                                            sheet=dict(monsters[cast["monster"]])),
+    }
+    return {"users": users, "campaign": campaign, "chars": chars}
+
+
+@dataclass
+class Seat:
+    name: str
+    page: Page
+    shots: list[str] = field(default_factory=list)
+
+
+def open_seats(browser: Any, base: str, users: dict[str, Any]) -> dict[str, Seat]:
+    seats = {}
+    for name, viewport in (("gm", LAPTOP), ("alice", LAPTOP), ("bob", PHONE)):
+        context = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE, has_touch=viewport is PHONE)
+        context.set_default_timeout(WAIT)
+        page = context.new_page()
+        login(page, base, users[name].username)
+        seats[name] = Seat(name, page)
+    return seats
+
+
+def login(page: Page, base: str, username: str) -> None:
+    page.goto(base + "/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r".*/campaigns/.*"))
+
+
+def wait_live(page: Page) -> None:
+    expect(page.locator("#conn")).to_have_text("Live", timeout=WAIT * 2)
+
+
+def seq(page: Page) -> int:
+    return int(page.locator("#battle-seq").get_attribute("data-seq") or 0)
+
+
+def wait_seq(seats: dict[str, Seat], at_least: int) -> None:
+    """Every seat's page has caught up with the battle's seq (the push arrived)."""
+    for seat in seats.values():
+        expect(seat.page.locator("#battle-seq")).to_have_attribute(
+            "data-seq", re.compile(r"\d+"), timeout=WAIT)
+        seat.page.wait_for_function(
+            "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) >= n", arg=at_least, timeout=WAIT)
+
+
+def now_acting(page: Page) -> str:
+    now = page.locator("#tracker .now strong")
+    return now.inner_text() if now.count() else ""
+
+
+def action_button(page: Page, label: str):
+    return page.locator("#actions form.act-form button.opt", has_text=label).first
+
+
+def do(page: Page, label: str) -> None:
+    """Press an action that needs no target."""
+    action_button(page, label).click()
+
+
+def do_on_token(page: Page, label: str, cid: str) -> None:
+    """Choose an action, tap the target token on the board, confirm."""
+    action_button(page, label).click()
+    page.locator(f'#board .token[data-cid="{cid}"]').click()
+    page.locator("#confirm button[data-confirm=yes]").click()
+
+
+def tap_square(page: Page, x: int, y: int) -> None:
+    board = page.locator("#board")
+    box = board.bounding_box()
+    assert box is not None
+    cols = int(board.get_attribute("data-width") or 1)
+    size = box["width"] / cols
+    board.click(position={"x": (x + 0.5) * size, "y": (y + 0.5) * size})
+
+
+def gm_form(page: Page, legend: str):
+    details = page.locator("details.gm-override")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    return page.locator("form.override", has=page.locator("legend", has_text=legend))
+
+
+def combatant_ids(page: Page) -> dict[str, str]:
+    """Names to ids, as the board shows them."""
+    out = {}
+    for token in page.locator("#board .token").all():
+        out[token.get_attribute("title") or ""] = token.get_attribute("data-cid") or ""
+    return out
