@@ -91,8 +91,8 @@ def test_legal_actions_list_costs_targets_and_reasons():
     b.act("setup.start", dice=[20, 1])
     opts = {(o.kind, o.params.get("ability")): o for o in legal_actions(b.state, k)}
     assert opts[("ability", "strike")].targets == [g]
-    assert opts[("ability", "strike")].cost == {"slots": 1, "mp": 0}
-    assert opts[("ability", "crushing_blow")].cost == {"slots": 2, "mp": 0}
+    assert opts[("ability", "strike")].cost == {"slots": 1}
+    assert opts[("ability", "crushing_blow")].cost == {"slots": 2}
     assert opts[("double_move", None)].cost == {"slots": 3}
     assert opts[("rampart", None)].params == {"on": True}
     assert [3, 2] not in opts[("move", None)].squares and [2, 6] in opts[("move", None)].squares
@@ -103,3 +103,16 @@ def test_legal_actions_list_costs_targets_and_reasons():
     assert (opts[("ability", "strike")].available, opts[("ability", "strike")].reason) == (
         False, "Needs 1 action slot; 0 left.")
     assert opts[("disengage", None)].available  # the first simple action is still free
+
+
+def test_spell_options_show_their_mp_cost():
+    # RULE: ENG-5
+    # RULE: MIST-MP-2
+    b = Battle("mist", width=10, height=10)
+    m = b.add("Mage", "party", (2, 2), controller="8", **HEROES["Mage"])
+    b.add("Goblin", "enemy", (4, 2), **MONSTERS["Goblin"])
+    b.act("setup.start", dice=[20, 1])
+    opts = {o.params.get("ability"): o for o in legal_actions(b.state, m) if o.kind == "ability"}
+    assert opts["fire_bolt"].cost == {"slots": 1, "mp": 2} and opts["fire_bolt"].label == "Fire Bolt (2 MP)"
+    assert opts["darkness"].cost == {"slots": 0, "mp": 3}  # the first simple action is free
+    assert opts["flame_burst"].cost == {"slots": 2, "mp": 5} and [4, 2] in opts["flame_burst"].squares

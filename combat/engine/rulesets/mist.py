@@ -315,7 +315,8 @@ class Mist(Ruleset):
             if not targets and not squares:
                 why = "No target in range."
         label = a["name"] + (f" ({a['mp']} MP)" if a["mp"] else "")
-        return ActionOption("ability", label, {"slots": cost if isinstance(cost, int) else 0, "mp": a["mp"]},
+        price = {"slots": cost if isinstance(cost, int) else 0, **({"mp": a["mp"]} if a["mp"] else {})}
+        return ActionOption("ability", label, price,
                             targets=targets, squares=squares, available=not why, reason=why or "",
                             params={"ability": key})
 
