@@ -10,6 +10,15 @@ statuses, monsters, heroes) in ``mist_content``; action resolution is in
 
 Action kinds: ``move {path | to}``, ``double_move {}``, ``ability {ability,
 targets | square}``, ``disengage {}``, ``rampart {on}``, ``end_turn {}``.
+
+Readings where the source is silent (besides the house-rule options):
+only conscious combatants roll initiative, every living one gains MP; heavy
+armor without a named Rampart N grants Rampart 1; a rampart attack reaches
+anywhere in the rampart (the ability's own range is not checked) and each
+holder attacks at most once per move; a move action (Leap) needs the turn's
+whole, untouched move; a hit reduced to 0 is no damage instance (no LP lost);
+healing above 0 HP lifts KO; ``move {to}`` prefers a shortest path that
+crosses no enemy rampart when one fits in the remaining move.
 """
 
 from __future__ import annotations
