@@ -240,3 +240,12 @@ def test_statuses_wear_off_at_the_end_of_their_bearers_turns():
     b.act("end_turn", m)
     b.act("end_turn", t, dice=[20, 1])
     assert "silence" not in b.c(t).statuses
+
+
+def test_a_hit_fully_absorbed_is_no_damage_instance_while_ko():
+    # RULE: MIST-KO-2
+    b, a, t = fight({**KNIGHT, "attack": 0}, {**GOBLIN, "lp": 3, "defense": 200, "conscious_at_ko": True})
+    b.act("gm.set_hp", combatant=t, hp=0)
+    ev = b.act("ability", a, dice=[99, 5, 5], ability="strike", targets=[t])  # 30 against DEF 200
+    assert dealt(ev) == [(t, 0)] and "lp.lost" not in b.types(ev)
+    assert b.c(t).resources["lp"] == 3
