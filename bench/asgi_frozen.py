@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 from vtt.asgi import application
 
 gc.collect()
 gc.freeze()
+sys.setswitchinterval(0.001)  # let the event loop (sockets, Redis) win the GIL back quickly from view threads
 
 __all__ = ["application"]

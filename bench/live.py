@@ -1,13 +1,17 @@
 """Live-table benchmark: HTTP action -> every seat of the battle has the pushed update.
 
-Starts the ASGI server (daphne, 127.0.0.1, a free port) as a subprocess, sets
+Starts the ASGI server (daphne, 127.0.0.1, free ports; two processes sharing
+Redis when REDIS_URL is set, battles split between them) as subprocesses, sets
 up B D20 Luck battles of one GM and five players (C = 6 websocket clients per
 battle, each logged in over HTTP with a real session cookie), then in every
 battle the seat controlling the current combatant acts through HTTP in a loop
 (a move to a legal square or the end of its turn). For each action it measures
 the time from sending the POST to the moment every client of that battle has
-received a frame with the new seq. Bounded by an action count per battle and a
-time limit.
+received a frame with the new seq. After each update a battle waits
+``--think-ms`` (default 1 s: a quick player) before its next action;
+``--think-ms 0`` is a closed loop. Bounded by an action count per battle and a
+time limit. The machine's load average is printed: other work on the same
+cores moves every figure.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... .venv/bin/python bench/live.py [--battles 20 --clients 6]
 
@@ -47,11 +51,13 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--battles", "-B", type=int, default=20)
     p.add_argument("--clients", "-C", type=int, default=6, help="seats per battle: the GM and C-1 players")
-    p.add_argument("--actions", type=int, default=40, help="actions per battle (upper bound)")
+    p.add_argument("--actions", type=int, default=30, help="actions per battle (upper bound)")
     p.add_argument("--seconds", type=float, default=90.0, help="time limit of the measured loop")
-    p.add_argument("--think-ms", type=float, default=0.0, help="pause of a seat between two actions")
+    p.add_argument("--think-ms", type=float, default=1000.0,
+                   help="pause of a battle between an update reaching every seat and its next action (0: closed loop)")
     p.add_argument("--warmup", type=int, default=3, help="unmeasured actions per battle first")
-    p.add_argument("--servers", type=int, default=1, help="server processes (more than 1 needs REDIS_URL)")
+    p.add_argument("--servers", type=int, default=2 if os.environ.get("REDIS_URL") else 1,
+                   help="server processes sharing the tables through Redis (default 2 with REDIS_URL, else 1)")
     return p.parse_args()
 
 
@@ -125,7 +131,7 @@ def start_servers(count: int) -> tuple[list[subprocess.Popen], list[int]]:
     for _ in range(count):
         port = free_port()
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "bench.asgi_frozen:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), os.environ.get("BENCH_APP", "bench.asgi_frozen:application")],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         ))
         ports.append(port)
@@ -323,6 +329,7 @@ def main() -> None:
         print("note: the reference run uses DATABASE_URL (PostgreSQL) and REDIS_URL (Redis)", file=sys.stderr)
     if args.servers > 1 and not os.environ.get("REDIS_URL"):
         raise SystemExit("--servers > 1 needs REDIS_URL")
+    load_before = os.getloadavg()[0]
     setup = setup_tables(args.battles, args.clients)
     procs, ports = start_servers(args.servers)
     try:
@@ -341,6 +348,7 @@ def main() -> None:
     rate = count / elapsed
     print(f"battles={args.battles} seats={args.clients} servers={args.servers} think_ms={args.think_ms:g} "
           f"actions={count} seconds={elapsed:.1f}")
+    print(f"load average (1 min) before={load_before:.1f} after={os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"POST round trip ms: p50={statistics.median(post_ms):.1f} p95={pct(post_ms, 95):.1f}")
     print(f"POST -> every seat updated ms: p50={statistics.median(lat):.1f} p95={pct(lat, 95):.1f} "
           f"p99={pct(lat, 99):.1f} max={max(lat):.1f}")

@@ -1,9 +1,11 @@
 """The battle websocket: authenticate, check membership, forward pushed HTML.
 
 A consumer never writes and never renders a broadcast: ``combat.live``
-renders each region once per visibility class and sends the HTML to the
-groups this socket joined (its class and its user). The consumer only
-renders for itself when a page (re)connects behind the battle's seq.
+renders each region once per visibility class (and each player's own
+regions) into one message for the battle's group; the consumer picks the
+part for its class and its user and sends those bytes. It renders for itself
+only when a page (re)connects behind the battle's seq. It also joins its
+user's own group, for messages meant for one person.
 
 Client -> server messages (JSON, small): ``{"type": "sync", "seq": N,
 "reconnect": bool}``. Server -> client: HTML fragments (regions with ids,
@@ -63,10 +65,8 @@ class BattleConsumer(AsyncWebsocketConsumer):
             return
         self.role, _ = access
         self.user_id = str(user.pk)
-        self.groups_joined = [
-            live.class_group(self.battle_id, live.vclass_of(self.role)),
-            live.user_group(self.battle_id, self.user_id),
-        ]
+        self.vclass = live.vclass_of(self.role)
+        self.groups_joined = [live.battle_group(self.battle_id), live.user_group(self.battle_id, self.user_id)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
@@ -99,12 +99,15 @@ class BattleConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ group handlers
 
     async def battle_push(self, event: dict[str, Any]) -> None:
-        await self.send(text_data=event["html"])
+        """Pick this socket's bytes: its class's regions, and a player's own regions."""
+        html = event[self.vclass]
+        if self.vclass == "pl":
+            html += event["users"].get(self.user_id, "")
+        await self.send(text_data=html)
 
     async def _presence(self, kind: str, online: bool) -> None:
         message = {"type": kind, "user": self.user_id, "online": online, "reply_to": self.channel_name}
-        for vclass in ("gm", "pl"):
-            await self.channel_layer.group_send(live.class_group(self.battle_id, vclass), message)
+        await self.channel_layer.group_send(live.battle_group(self.battle_id), message)
 
     async def presence_hello(self, event: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps({"presence": {event["user"]: True}}))

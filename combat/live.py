@@ -3,14 +3,17 @@
 ``combat.services`` calls ``battle_changed(battle_id, seq)`` once per commit.
 It reads the battle once (snapshot, the latest log window, the members) and
 renders each region of ``templates/combat/battle.html`` once per *visibility
-class*: the GM view and the player view (``view_for``). The HTML goes to
-channel groups, so a consumer only forwards bytes:
+class*: the GM view and the player view (``view_for``), plus each controlling
+player's own regions. All of it travels as ONE group message to
+``battle-<id>`` (one Redis publish per change: the pub/sub layer serialises
+publishes, so eight of them cost eight round trips), and each consumer only
+picks its bytes:
 
-- ``battle-<id>-gm``: board, tracker, log, GM panel, the GM's action panel
-  and prompt;
-- ``battle-<id>-pl``: board, tracker, log as any player may see them;
-- ``battle-<id>-u<user>``: one player's own action panel, prompt and sheet,
-  for each player who controls a combatant.
+- ``gm``: board, tracker, log, GM panel, the GM's action panel and prompt;
+- ``pl``: board, tracker, log as any player or observer may see them;
+- ``users[<user id>]``: that player's own action panel, prompt and sheet.
+
+A player's consumer never sends the ``gm`` part or another user's part.
 
 The same context builders serve the first page render, the HTMX responses
 and a reconnecting socket (``regions_for``).
@@ -18,7 +21,6 @@ and a reconnecting socket (``regions_for``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
@@ -61,9 +63,9 @@ GM_FORMS = (
 )
 
 
-def class_group(battle_id: int, vclass: str) -> str:
-    """The group of every socket of one visibility class ("gm" or "pl") on a battle."""
-    return f"battle-{battle_id}-{vclass}"
+def battle_group(battle_id: int) -> str:
+    """The group of every socket open on a battle."""
+    return f"battle-{battle_id}"
 
 
 def user_group(battle_id: int, user_id: Any) -> str:
@@ -445,30 +447,32 @@ def regions_for(table: Table, role: str, user_id: str | None) -> str:
     return render(regions, ctx)
 
 
-def messages_for(table: Table) -> list[tuple[str, str]]:
-    """(group, html) pairs for one change: one render per visibility class, one per controlling player."""
-    bid = table.battle.pk
+def message_for(table: Table) -> dict[str, Any]:
+    """The group message of one change: one render per visibility class, one per controlling player."""
     gm_ctx = shared_context(table, "gm")
     gm_ctx.update(user_context(table, None, True))
     gm_ctx.update(gm_context(table))
     gm_ctx["role"] = GM
-    out = [(class_group(bid, "gm"), render(GM_REGIONS, gm_ctx))]
     pl_ctx = shared_context(table, "pl")
     pl_ctx["role"] = PLAYER
-    out.append((class_group(bid, "pl"), render(SHARED_REGIONS, pl_ctx)))
+    users = {}
     for uid in sorted(table.controllers()):
         ctx = dict(pl_ctx)
         ctx.update(user_context(table, uid, False))
-        out.append((user_group(bid, uid), render(USER_REGIONS, ctx)))
-    return out
+        users[uid] = render(USER_REGIONS, ctx)
+    return {
+        "type": PUSH,
+        "seq": table.battle.seq,
+        "gm": render(GM_REGIONS, gm_ctx),
+        "pl": render(SHARED_REGIONS, pl_ctx),
+        "users": users,
+    }
 
 
-async def _send_all(messages: list[tuple[str, str]], seq: int) -> None:
+async def _send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
-    if layer is None:
-        return
-    await asyncio.gather(*(layer.group_send(group, {"type": PUSH, "html": html, "seq": seq})
-                           for group, html in messages))
+    if layer is not None:
+        await layer.group_send(group, message)
 
 
 def battle_changed(battle_id: int, seq: int) -> None:
@@ -477,6 +481,6 @@ def battle_changed(battle_id: int, seq: int) -> None:
         table = load_table(battle_id)
         if table is None:
             return
-        async_to_sync(_send_all)(messages_for(table), seq)
+        async_to_sync(_send)(battle_group(battle_id), message_for(table))
     except Exception:  # a failed push must never undo a committed action
         log.exception("live push for battle %s failed", battle_id)
