@@ -51,7 +51,8 @@ class Server:
     """
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
-        self.env = env or {}
+        # Its own channel prefix: pages of this server never see another test run's pushes on a shared Redis.
+        self.env = {"CHANNEL_PREFIX": f"e2e{os.getpid()}", **(env or {})}
         self.port: int | None = None
         self.proc = None
         self.start()
