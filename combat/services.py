@@ -149,7 +149,8 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
     """Lock the battle row; one query also brings the caller's role and whether ``token`` was seen.
 
     The annotations ride on the locking SELECT (subqueries, so FOR UPDATE
-    still locks the battle row only): ``battle.role`` and ``battle.token_seen``.
+    still locks the battle row only): ``battle.role`` and ``battle.token_seen``
+    (tokens are per user: another user's token is not a repeat).
     """
     try:
         pk = int(battle_id)
@@ -161,15 +162,15 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
     roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]
     rows = Battle.objects.select_for_update().filter(pk=pk).annotate(role=Subquery(roles))
     if token is not None:
-        seen = BattleEvent.objects.filter(battle_id=OuterRef("pk"), client_token=token)
+        seen = BattleEvent.objects.filter(battle_id=OuterRef("pk"), client_token=token, actor_id=user_id)
         rows = rows.annotate(token_seen=Exists(seen))
     return rows.first()
 
 
-def _duplicate(battle: Battle, token: str) -> Result:
-    """The first result of a request already carried out (its events, the seq it reached)."""
+def _duplicate(battle: Battle, user: Any, token: str) -> Result:
+    """The first result of this user's request already carried out (its events, the seq it reached)."""
     rows = list(
-        BattleEvent.objects.filter(battle_id=battle.pk, client_token=token)
+        BattleEvent.objects.filter(battle_id=battle.pk, client_token=token, actor_id=user.pk)
         .order_by("seq")
         .values_list("seq", "type", "data")
     )
@@ -232,13 +233,13 @@ def _run(
         if role == OBSERVER:
             return _refused("Observers watch; they cannot act.", battle)
         if token is not None and battle.token_seen:
-            return _duplicate(battle, token)
+            return _duplicate(battle, user, token)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
             # On PostgreSQL a SELECT ... FOR UPDATE that waited for the lock re-reads
             # the battle row but evaluates ``token_seen`` in its older snapshot: a
             # double tap that lost the race looks stale. Ask again, now fresh.
             if token is not None and BattleEvent.objects.filter(battle_id=battle.pk, client_token=token).exists():
-                return _duplicate(battle, token)
+                return _duplicate(battle, user, token)
             return _refused(STALE, battle)
         state = load_state(battle)
         parsed = _parse(action(state, role) if callable(action) else action)

@@ -227,3 +227,15 @@ def test_add_combatant_refuses_a_character_of_another_campaign(battle, gm, other
     stray = Character.objects.create(campaign=elsewhere, owner=other_player, name="Stray", sheet={"hp": 5})
     result = services.add_combatant(battle.pk, gm, stray, pos=[3, 3])
     assert not result.ok and "another campaign" in result.reason
+
+
+def test_a_client_token_is_a_repeat_only_for_the_same_user(battle, gm, player):
+    state = services.load_state(battle)
+    ayla = next(c for c in state.combatants.values() if c.name == "Ayla")
+    while services.load_state(fresh(battle.pk)).current().id != ayla.id:
+        assert services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn"}).ok
+    hp = {"kind": "gm.set_hp", "params": {"combatant": ayla.id, "hp": 9}}
+    first = services.gm_override(battle.pk, gm, hp, fresh(battle.pk).seq, "shared")
+    assert first.ok
+    mine = services.submit_action(battle.pk, player, {"kind": "end_turn", "actor": ayla.id}, first.seq, "shared")
+    assert mine.ok and not mine.duplicate and mine.seq > first.seq
