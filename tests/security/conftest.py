@@ -6,7 +6,7 @@ Personas: ``anonymous``; ``outsider`` (an account, no membership); ``admin``
 Goblin is a monster the GM controls (the NPC); its HP, ``SECRET_HP``, is hidden
 from players and observers because the campaign hides enemy HP.
 
-Admin policy (documented in README's security section): a superuser edits
+Admin policy (see tests/security/__init__.py): a superuser edits
 everything in Django's admin (/admin/), but the campaign and battle pages
 treat them like any other account: without a membership the campaign does
 not exist for them (404) and their sockets are refused.
@@ -71,3 +71,43 @@ def combatant_named(battle: Battle, name: str) -> str:
     battle.refresh_from_db()
     state = services.load_state(battle)
     return next(cid for cid, c in state.combatants.items() if c.name == name)
+
+
+def open_reaction(world: dict[str, Any]) -> dict[str, Any]:
+    """Make the Goblin's spear hit Bram so that Bram's owner (other_player) is asked about Parry.
+
+    The GM moves the Goblin next to Bram and skips to its turn; the battle's
+    dice seed is chosen so the attack hits (scripted dice through a real
+    service call). Returns the pending decision as a dict.
+    """
+    from combat.engine.actions import Action, Refusal
+    from combat.engine.core import legal_actions, resolve
+    from combat.engine.dice import Dice
+
+    battle, gm = world["battle"], world["users"]["gm"]
+    goblin, bram = combatant_named(battle, "Goblin"), combatant_named(battle, "Bram")
+    moved = services.gm_override(battle.pk, gm, {"kind": "gm.move", "params": {"combatant": goblin, "pos": [1, 2]}})
+    assert moved.ok, moved.reason
+    for _ in range(6):
+        battle.refresh_from_db()
+        if services.load_state(battle).current().id == goblin:
+            break
+        assert services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}).ok
+    battle.refresh_from_db()
+    state = services.load_state(battle)
+    assert state.current().id == goblin
+    for option in legal_actions(state, goblin):
+        if option.available and bram in option.targets:
+            action = Action(option.kind, goblin, {**option.params, "targets": [bram]})
+            for seed in range(3000):
+                outcome = resolve(state, action, Dice(seed, battle.seq))
+                if not isinstance(outcome, Refusal) and outcome[1].pending is not None:
+                    Battle.objects.filter(pk=battle.pk).update(seed=seed)
+                    result = services.submit_action(battle.pk, gm, {"kind": action.kind, "actor": goblin, "params": action.params})
+                    assert result.ok, result.reason
+                    battle.refresh_from_db()
+                    pending = services.load_state(battle).pending
+                    assert pending is not None
+                    return {"id": pending.id, "combatant": pending.combatant,
+                            "options": [o["key"] for o in pending.options]}
+    raise AssertionError("no attack on Bram opens a reaction")

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from tests.security.conftest import ROLES, SECRET_HP, client_for, combatant_named, fingerprint
+from tests.security.conftest import ROLES, SECRET_HP, client_for, combatant_named, fingerprint, open_reaction
 from vtt.models import Invite, Membership
 
 L = "login"
@@ -172,3 +172,32 @@ def test_the_gm_sees_the_hidden_hp_that_players_do_not(world):
     url = reverse("battle", args=[world["battle"].pk])
     assert SECRET.search(client_for(world, "gm").get(url).content.decode())
     assert not SECRET.search(client_for(world, "player").get(url).content.decode())
+
+
+# Answering a reaction prompt addressed to Bram's owner (other_player), by each persona.
+ANSWER = dict(zip(ROLES, (L, 404, 404, 403, 403, 200, 200), strict=True))
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_only_the_addressed_player_or_the_gm_answers_a_prompt(world, role):
+    pending = open_reaction(world)
+    bid = world["battle"].pk
+    page = client_for(world, "gm" if role in ("anonymous", "outsider", "admin") else role).get(
+        reverse("battle", args=[bid])).content.decode()
+    # The prompt's choices are rendered only for whom it addresses, and the GM.
+    assert ("Take the hit" in page) == (role in ("other_player", "gm", "anonymous", "outsider", "admin"))
+    before = fingerprint(bid)
+    data = {"kind": "answer", "actor": pending["combatant"], "decision": pending["id"],
+            "choice": pending["options"][0], "expected_seq": str(before[0])}
+    if role == "gm":
+        data.pop("actor")  # the GM's prompt form answers for the controller
+    response = client_for(world, role).post(reverse("battle_act", args=[bid]), data, HTTP_HX_REQUEST="true")
+    expected = ANSWER[role]
+    if expected == L:
+        assert response.status_code == 302
+    else:
+        assert response.status_code == expected, response.content[:300]
+    if response.status_code != 200:
+        assert fingerprint(bid) == before
+    else:
+        assert fingerprint(bid)[0] > before[0]
