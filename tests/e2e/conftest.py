@@ -134,12 +134,25 @@ def shot():
     return _shot
 
 
+# Pages a test opened itself (tests/e2e/seats.py registers each seat): shot on failure too.
+OPEN_PAGES: list[tuple[str, object]] = []
+
+
+@pytest.fixture(autouse=True)
+def _forget_open_pages():
+    yield
+    OPEN_PAGES.clear()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if report.when == "call" and report.failed:
         ARTIFACTS.mkdir(exist_ok=True)
+        for name, page in OPEN_PAGES:
+            with contextlib.suppress(Exception):  # best effort on failure
+                page.screenshot(path=str(ARTIFACTS / f"FAILED-{item.name}-{name}.png"), full_page=True)
         for name, value in item.funcargs.items():
             screenshot = getattr(value, "screenshot", None)
             if callable(screenshot) and hasattr(value, "goto"):

@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from combat.engine.rulesets import get_ruleset
-from tests.e2e.conftest import LAPTOP, PHONE
+from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE
 from vtt.models import Campaign, Character, Membership
 
 PASSWORD = "e2e-table-pass-7q"
@@ -71,6 +71,7 @@ def open_seats(browser: Any, base: str, users: dict[str, Any]) -> dict[str, Seat
         context = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE, has_touch=viewport is PHONE)
         context.set_default_timeout(WAIT)
         page = context.new_page()
+        OPEN_PAGES.append((name, page))
         login(page, base, users[name].username)
         seats[name] = Seat(name, page)
     return seats
