@@ -2,9 +2,9 @@
 
 Every view starts with ``_battle_for(request, pk)``: a battle of a campaign the
 user is not a member of does not exist for them (404). Writes answer an HTMX
-request with a message for ``#messages`` plus the viewer's regions swapped
+request with a message for ``#battle-messages`` plus the viewer's regions swapped
 out of band; a refusal is a 4xx with its reason (battle.js tells htmx to swap
-4xx responses into ``#messages``). Without JavaScript, forms post and redirect.
+4xx responses into ``#battle-messages``). Without JavaScript, forms post and redirect.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str,
             body += live.regions_for(table, role, _viewer(request, role))
     response = HttpResponse(body, status=status)
     if not ok:
-        response["HX-Retarget"] = "#messages"
+        response["HX-Retarget"] = "#battle-messages"
         response["HX-Reswap"] = "innerHTML"
     return response
 

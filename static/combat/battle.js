@@ -10,7 +10,7 @@
   htmx.config.responseHandling = [
     { code: "204", swap: false },
     { code: "[23]..", swap: true },
-    { code: "4..", swap: true, error: false, target: "#messages", swapOverride: "innerHTML" },
+    { code: "4..", swap: true, error: false, target: "#battle-messages", swapOverride: "innerHTML" },
     { code: "...", swap: false, error: true }
   ];
 

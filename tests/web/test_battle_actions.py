@@ -56,7 +56,7 @@ def test_a_stale_page_is_refused_with_fresh_regions(client):
     unchanged = _unchanged(battle)
     response = _post(client, users["player"], battle, _fire_bolt(battle, expected_seq=str(battle.seq - 1)))
     assert response.status_code == 409
-    assert response["HX-Retarget"] == "#messages"
+    assert response["HX-Retarget"] == "#battle-messages"
     html = response.content.decode()
     assert services.STALE in html and 'id="board"' in html
     assert unchanged()
