@@ -134,6 +134,9 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_ENABLED = env_bool("AXES_ENABLED", not RUNNING_TESTS)
+# Tests create many users: a fast hasher keeps fixtures cheap (never outside tests).
+if RUNNING_TESTS:
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_TIME", "0.25"))  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -187,6 +190,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# No script reads the CSRF cookie: pages send the token from the template (base.html's hx-headers).
+CSRF_COOKIE_HTTPONLY = True
 
 LOGGING = {
     "version": 1,
