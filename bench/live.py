@@ -39,6 +39,11 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt.settings")
+if not os.environ.get("DATABASE_URL"):
+    # Never touch the development database: a SQLite file of its own (the server inherits it).
+    import tempfile
+
+    os.environ.setdefault("SQLITE_PATH", os.path.join(tempfile.gettempdir(), "vtt-bench-live.sqlite3"))
 
 PASSWORD = "bench-pass-31x"
 PREFIX = "bench-live"

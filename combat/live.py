@@ -369,6 +369,12 @@ def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, An
     prompt = pending if pending is not None and (is_gm or pending.controller == user_id) else None
     mine = {cid for cid, c in state.combatants.items() if user_id is not None and c.controller == user_id}
     own = _tokens(table, table.view(GM if is_gm else PLAYER, None if is_gm else user_id), user_id, mine) if mine else []
+    if own:
+        schema = get_ruleset(state.ruleset).sheet_schema
+        for t in own:
+            sheet = state.combatants[t["id"]].sheet
+            # The compact sheet: the numbers of the ruleset's schema (lists of abilities are the action panel).
+            t["stats"] = [(f.label, sheet[f.key]) for f in schema if f.kind == "int" and f.key in sheet][:8]
     names = {cid: c.name for cid, c in state.combatants.items()}
     return {
         "viewer_id": user_id,

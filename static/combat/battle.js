@@ -294,6 +294,10 @@
     }
     var opt = mode.option;
     var form = mode.form;
+    if (!tok && sq) {
+      // The whole square is the tap target, not only the token's circle.
+      tok = board().querySelector('.token[data-x="' + sq[0] + '"][data-y="' + sq[1] + '"]');
+    }
     if (opt.targets && opt.targets.length) {
       if (!tok || opt.targets.indexOf(tok.dataset.cid) < 0) { setHint("Not a valid target: tap a highlighted token."); return; }
       form.querySelector("select[name=target]").value = tok.dataset.cid;
@@ -314,7 +318,9 @@
     if (e.target.closest("[data-cancel]")) { cancel(); return; }
     el = e.target.closest("[data-zoom]");
     if (el) {
-      cell = Math.max(28, Math.min(80, cell + 8 * parseInt(el.dataset.zoom, 10)));
+      // On touch screens a square never gets smaller than a 44 px tap target.
+      var least = window.matchMedia && window.matchMedia("(pointer: coarse)").matches ? 44 : 28;
+      cell = Math.max(least, Math.min(80, cell + 8 * parseInt(el.dataset.zoom, 10)));
       root.style.setProperty("--cell", cell + "px");
       return;
     }
