@@ -110,7 +110,7 @@ override_settings(STORAGES={**settings.STORAGES, "staticfiles": {
     "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}).enable()
 r = Client().get("/accounts/login/", secure=True, HTTP_HOST="vtt.example.org")
 cookie = r.cookies["csrftoken"]
-print(json.dumps({"status": r.status_code, "headers": dict(r.headers), "csrf_secure": bool(cookie["secure"]),
+print(json.dumps({"status": r.status_code, "headers": dict(r.headers), "csrf_secure": bool(cookie["secure"]), "csrf_httponly": bool(cookie["httponly"]),
                   "session_secure": settings.SESSION_COOKIE_SECURE, "axes": settings.AXES_ENABLED,
                   "plain": Client().get("/", HTTP_HOST="vtt.example.org").status_code}))
 """
@@ -127,7 +127,7 @@ def test_production_responses_carry_security_headers_and_secure_cookies():
     assert headers["x-content-type-options"] == "nosniff"
     assert headers["referrer-policy"] == "same-origin"
     assert headers["cross-origin-opener-policy"] == "same-origin"
-    assert out["csrf_secure"] and out["session_secure"]
+    assert out["csrf_secure"] and out["session_secure"] and out["csrf_httponly"]
     assert out["axes"] is True, "login throttling must be on outside the tests"
     assert out["plain"] == 301, "plain HTTP is redirected to HTTPS"
 
