@@ -81,6 +81,8 @@ class Field:
                 raise ValueError("This field is required.")
             if len(raw) > self.max_length:
                 raise ValueError(f"At most {self.max_length} characters.")
+            if "\x00" in raw:
+                raise ValueError("Text may not contain NUL characters.")
             return raw
         if self.kind == "bool":
             if isinstance(raw, bool):
@@ -103,6 +105,8 @@ class Field:
             raise ValueError("Enter a list of names.")
         if len(raw) > 100:
             raise ValueError("At most 100 entries.")
+        if any("\x00" in item or len(item) > self.max_length for item in raw):
+            raise ValueError(f"Each entry is text of at most {self.max_length} characters, without NUL.")
         if self.choices:
             unknown = [item for item in raw if item not in self.choices]
             if unknown:

@@ -51,3 +51,12 @@ def test_options_default_and_validate(key):
     assert clean == ruleset.default_options()
     _, errors = ruleset.validate_options({"hide_enemy_hp": "perhaps"})
     assert "hide_enemy_hp" in errors
+
+
+def test_nul_characters_are_refused_in_text_and_lists():
+    schema = SheetSchema((Field("name", "Name", "str"), Field("tags", "Tags", "list", required=False)))
+    _, errors = schema.validate({"name": "a\x00b", "tags": ["ok", "b\x00"]})
+    assert errors == {
+        "name": ["Text may not contain NUL characters."],
+        "tags": ["Each entry is text of at most 200 characters, without NUL."],
+    }
