@@ -145,3 +145,30 @@ def combatant_ids(page: Page) -> dict[str, str]:
     for token in page.locator("#board .token").all():
         out[token.get_attribute("title") or ""] = token.get_attribute("data-cid") or ""
     return out
+
+
+def phone_layout_problems(page: Page) -> list[str]:
+    """What a person on a 390 x 844 phone would trip over on the battle page, as readable text."""
+    return page.evaluate(
+        """() => {
+          const out = [];
+          const vw = window.innerWidth, vh = window.innerHeight;
+          if (document.documentElement.scrollWidth > vw + 1) {
+            out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${vw}`);
+          }
+          const buttons = [...document.querySelectorAll('#actions button, #prompt button')]
+            .filter(b => b.offsetParent !== null);
+          for (const b of buttons) {
+            const r = b.getBoundingClientRect();
+            if (r.height < 44 || r.width < 44) {
+              out.push(`tap target "${b.textContent.trim()}" is ${Math.round(r.width)}x${Math.round(r.height)}`);
+            }
+          }
+          const first = buttons[0];
+          if (first) {
+            const r = first.getBoundingClientRect();
+            if (r.top < 0 || r.bottom > vh) out.push(`the action panel is off screen (top ${Math.round(r.top)})`);
+          }
+          return out;
+        }"""
+    )

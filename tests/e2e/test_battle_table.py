@@ -35,6 +35,7 @@ from tests.e2e.seats import (
     make_table,
     now_acting,
     open_seats,
+    phone_layout_problems,
     seq,
     tap_square,
     wait_live,
@@ -142,6 +143,8 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
             done["alice"] = True
         elif acting == "Boro" and not done["bob"]:
             expect(bob.locator("#actions h2")).to_contain_text("Your turn: Boro")
+            bob.evaluate("window.scrollTo(0, 0)")
+            assert phone_layout_problems(bob) == [], "Bob's phone, his turn"
             if _enabled(bob, "Fire Bolt"):
                 do_on_token(bob, "Fire Bolt", grik)
                 for page in (gm, alice):
