@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 SEATS = 10
 TRIALS = 4
-TRIALS_RUN = {"stale": 0, "double_tap": 0, "no_seq": 0}
+TRIALS_RUN = {"stale": 0, "double_tap": 0, "no_seq": 0, "undo_vs_act": 0}
 
 
 def _race(jobs: list[Callable[[], Any]]) -> list[Any]:
@@ -147,6 +147,33 @@ def test_ten_end_turns_without_a_seq_end_one_turn(world, trial):
     assert after.current().id != ayla and (after.turn, after.round) != (before_state.turn, before_state.round)
     _assert_log_is_whole(battle.pk)
     TRIALS_RUN["no_seq"] += 1
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_undo_racing_actions_and_overrides_keeps_one(world, trial):
+    """The GM's undo, the GM's override and the player's action, all on the same seq: one wins."""
+    battle = make_battle(world["campaign"], world["users"]["gm"], world["characters"], name=f"Undo {trial}")
+    before = battle.seq
+    gm, player = world["users"]["gm"], world["users"]["player"]
+    ayla, goblin = combatant_named(battle, "Ayla"), combatant_named(battle, "Goblin")
+    jobs: list[Callable[[], Any]] = []
+    for i in range(SEATS):
+        if i % 3 == 0:
+            jobs.append(lambda: services.undo(battle.pk, gm, before))
+        elif i % 3 == 1:
+            jobs.append(lambda i=i: services.gm_override(
+                battle.pk, gm, {"kind": "gm.set_hp", "params": {"combatant": goblin, "hp": 100 + i}}, before, f"o{i}"))
+        else:
+            jobs.append(lambda i=i: services.submit_action(
+                battle.pk, player, {"kind": "end_turn", "actor": ayla, "params": {}}, before, f"a{i}"))
+    results = _race(jobs)
+    accepted = [r for r in results if r.ok]
+    assert len(accepted) == 1, [r.reason for r in results]
+    assert all(r.reason == services.STALE for r in results if not r.ok)
+    battle.refresh_from_db()
+    assert battle.seq == accepted[0].seq
+    _assert_log_is_whole(battle.pk)
+    TRIALS_RUN["undo_vs_act"] += 1
 
 
 def test_race_trials_are_reported():
