@@ -182,6 +182,41 @@ def test_random_payloads_to_the_services_never_crash(world, engine_errors):
     run()
 
 
+any_field = st.none() | st.text(max_size=40) | st.integers(-(2**63), 2**64).map(str) | st.sampled_from(
+    ["", "0", "1", "2", "20", "21", "-1", "party", "enemy", "x" * 300])
+other_posts = st.fixed_dictionaries(
+    {},
+    optional=dict.fromkeys(("character", "count", "side", "client_token", "expected_seq", "name", "width", "height"), any_field),
+)
+
+
+def test_random_posts_to_the_other_battle_writes_never_error(world, engine_errors):
+    """Add, start, undo and new-battle forms with random fields, by the GM (who may use them all)."""
+    gm = client_for(world, "gm")
+    setup, battle = world["setup"].pk, world["battle"].pk
+    urls = [f"/battles/{setup}/add", f"/battles/{setup}/start", f"/battles/{battle}/undo",
+            f"/campaigns/{world['campaign'].pk}/battles/new/"]
+
+    @FUZZ
+    @given(url=st.sampled_from(urls), post=other_posts, htmx=st.booleans())
+    def run(url: str, post: dict[str, Any], htmx: bool) -> None:
+        COUNT["other"] = COUNT.get("other", 0) + 1
+        watched = (setup, battle)
+        before = [fingerprint(b) for b in watched]
+        data = {k: v for k, v in post.items() if v is not None}
+        headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+        response = gm.post(url, data, **headers)
+        assert response.status_code < 500
+        _no_engine_crash(engine_errors, (url, data))
+        refused = response.status_code >= 400 or (url.endswith("/new/") and response.status_code == 200)
+        if refused:
+            assert [fingerprint(b) for b in watched] == before, (url, data)
+        for b in watched:
+            assert services.rebuild(b).to_dict() == Battle.objects.get(pk=b).snapshot
+
+    run()
+
+
 socket_messages = st.one_of(
     st.text(max_size=300),
     json_values.map(json.dumps),
