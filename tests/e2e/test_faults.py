@@ -134,6 +134,71 @@ def test_the_pages_reconnect_after_a_server_restart(live_server_process, browser
         seat.page.context.close()
 
 
+def _open_reaction(battle_id: int, gm: Any) -> None:
+    """Grik steps next to Alia and, on his turn, hits her with his spear: Alia is asked about Parry.
+
+    The battle's dice seed is chosen so that the attack hits (scripted dice, ENG-2).
+    """
+    from combat.engine.actions import Action, Refusal
+    from combat.engine.core import legal_actions, resolve
+    from combat.engine.dice import Dice
+
+    def ids() -> tuple[Any, dict[str, str]]:
+        battle = Battle.objects.get(pk=battle_id)
+        state = services.load_state(battle)
+        return state, {c.name: cid for cid, c in state.combatants.items()}
+
+    state, by_name = ids()
+    grik, alia = by_name["Grik"], by_name["Alia"]
+    assert services.gm_override(battle_id, gm, {"kind": "gm.move", "params": {"combatant": grik, "pos": [1, 0]}}).ok
+    for _ in range(6):
+        state, _ = ids()
+        if state.current().id == grik:
+            break
+        assert services.gm_override(battle_id, gm, {"kind": "gm.skip_turn", "params": {}}).ok
+    state, _ = ids()
+    seq_now = Battle.objects.get(pk=battle_id).seq
+    for option in legal_actions(state, grik):
+        if option.available and alia in option.targets:
+            action = Action(option.kind, grik, {**option.params, "targets": [alia]})
+            for seed in range(3000):
+                outcome = resolve(state, action, Dice(seed, seq_now))
+                if not isinstance(outcome, Refusal) and outcome[1].pending is not None:
+                    Battle.objects.filter(pk=battle_id).update(seed=seed)
+                    payload = {"kind": action.kind, "actor": grik, "params": action.params}
+                    assert services.submit_action(battle_id, gm, payload).ok
+                    return
+    raise AssertionError("no attack on Alia opens a reaction")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_prompt_opened_while_the_server_was_down_is_answered_after_it_returns(live_server_process, browser):
+    t = make_table("luck")
+    battle = off_loop(lambda: _battle(t))
+    seats = _open(browser, live_server_process.url, t, battle)
+    live_server_process.stop()
+    for seat in seats.values():
+        expect(seat.page.locator("#conn")).to_contain_text("Offline", timeout=WAIT)
+    off_loop(lambda: _open_reaction(battle.pk, t["users"]["gm"]))
+    pending_at = Battle.objects.get(pk=battle.pk).seq
+    live_server_process.start()
+
+    for seat in seats.values():
+        wait_live(seat.page)
+    wait_seq(seats, pending_at)
+    prompt = seats["alice"].page.locator("#prompt")
+    expect(prompt).to_be_visible()
+    expect(seats["bob"].page.locator("#prompt")).to_be_hidden()
+    prompt.get_by_role("button", name="Take the hit").click()
+    wait_seq(seats, pending_at + 1)
+    for name in ("gm", "bob"):
+        expect(seats[name].page.locator("#tracker .pending")).to_have_count(0)
+    _whole_log(battle.pk)
+    FAULTS_RUN.append("server restart with a pending prompt")
+    for seat in seats.values():
+        seat.page.context.close()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
