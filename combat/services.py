@@ -6,9 +6,13 @@ append the events (contiguous ``seq``) and store the new snapshot in one
 UPDATE. A refusal writes nothing. After the commit, ``combat.live`` (when it
 exists) is told once that the battle changed.
 
-Queries per accepted action do not depend on the length of the log: lock and
-read the battle, read the caller's role, look up the client token (when one is
-given), insert the events, update the battle.
+Three queries per accepted action, whatever the length of the log: the
+locking SELECT (which also brings the caller's role and whether the client
+token was already used), one INSERT of the events, one UPDATE of the battle.
+Only ``undo`` and ``rebuild`` read the log.
+
+Dice are ``Dice(battle.seed, battle.seq)``: an undone action, submitted again,
+rolls the same numbers (undo is not a reroll).
 """
 
 from __future__ import annotations
@@ -163,8 +167,21 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
     rows = Battle.objects.select_for_update().filter(pk=pk).annotate(role=Subquery(roles))
     if token is not None:
         seen = BattleEvent.objects.filter(battle_id=OuterRef("pk"), client_token=token, actor_id=user_id)
-        rows = rows.annotate(token_seen=Exists(seen))
+        # On PostgreSQL a SELECT ... FOR UPDATE that waited for the lock returns the
+        # latest battle row, but its subqueries still read the statement's older
+        # snapshot: ``snapshot_seq`` differing from ``seq`` tells that it waited,
+        # and ``token_seen`` must then be asked again (see _seen).
+        rows = rows.annotate(
+            token_seen=Exists(seen), snapshot_seq=Subquery(Battle.objects.filter(pk=OuterRef("pk")).values("seq"))
+        )
     return rows.first()
+
+
+def _seen(battle: Battle, user: Any, token: str) -> bool:
+    """Whether this user's ``token`` is in the log, fresh when the locking SELECT waited for another writer."""
+    if battle.token_seen or battle.snapshot_seq == battle.seq:
+        return battle.token_seen
+    return BattleEvent.objects.filter(battle_id=battle.pk, client_token=token, actor_id=user.pk).exists()
 
 
 def _duplicate(battle: Battle, user: Any, token: str) -> Result:
@@ -232,14 +249,9 @@ def _run(
             return _refused(NOT_MEMBER, battle)
         if role == OBSERVER:
             return _refused("Observers watch; they cannot act.", battle)
-        if token is not None and battle.token_seen:
+        if token is not None and _seen(battle, user, token):
             return _duplicate(battle, user, token)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
-            # On PostgreSQL a SELECT ... FOR UPDATE that waited for the lock re-reads
-            # the battle row but evaluates ``token_seen`` in its older snapshot: a
-            # double tap that lost the race looks stale. Ask again, now fresh.
-            if token is not None and BattleEvent.objects.filter(battle_id=battle.pk, client_token=token).exists():
-                return _duplicate(battle, user, token)
             return _refused(STALE, battle)
         state = load_state(battle)
         parsed = _parse(action(state, role) if callable(action) else action)

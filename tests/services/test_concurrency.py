@@ -9,12 +9,13 @@ sees the first one's seq and is refused as stale, writing nothing.
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 from combat import services
-from combat.models import BattleEvent
+from combat.models import Battle, BattleEvent
 from tests.services.helpers import assert_snapshot_is_log, current_controller, fresh
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -79,3 +80,40 @@ def test_many_concurrent_submissions_keep_seq_contiguous(campaign, gm, character
     assert sorted(r.seq for r in results) == list(range(battle.seq + 1, battle.seq + 7))
     assert_snapshot_is_log(battle.pk)
     assert connection.vendor in ("sqlite", "postgresql")
+
+
+@pytest.mark.parametrize("with_seq", [True, False])
+def test_a_double_tap_that_waited_for_the_lock_returns_the_first_result(campaign, gm, characters, users, with_seq):
+    """The second tap blocks on the battle lock while the first commits; it must not act again.
+
+    On PostgreSQL the waiting SELECT ... FOR UPDATE sees the new battle row but
+    its token subquery reads the older snapshot: services must ask again.
+    """
+    from tests.services.conftest import make_battle
+
+    battle = make_battle(campaign, gm, characters)
+    goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
+    action = {"kind": "gm.set_hp", "params": {"combatant": goblin.id, "hp": 4}}
+    before = battle.seq
+    started, second = threading.Event(), []
+
+    def tap_again() -> None:
+        try:
+            started.set()
+            second.append(services.gm_override(battle.pk, gm, action, before if with_seq else None, "tap"))
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=tap_again)
+    with transaction.atomic():
+        Battle.objects.select_for_update().get(pk=battle.pk)  # hold the lock while the second tap arrives
+        thread.start()
+        started.wait(5)
+        time.sleep(0.5)  # let it block on the lock
+        first = services.gm_override(battle.pk, gm, action, before, "tap")
+    thread.join(timeout=30)
+    assert first.ok and not first.duplicate
+    assert second and second[0].ok and second[0].duplicate, second and second[0].reason
+    assert second[0].seq == first.seq == fresh(battle.pk).seq
+    assert BattleEvent.objects.filter(battle_id=battle.pk, client_token="tap").count() == len(first.events)
+    assert_snapshot_is_log(battle.pk)
