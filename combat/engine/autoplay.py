@@ -25,7 +25,8 @@ def random_action(state: BattleState, rng: random.Random, end_turn_weight: float
         return None
     if state.pending is not None:
         p = state.pending
-        return Action("answer", p.combatant, {"decision": p.id, "choice": rng.choice(p.choice_keys())})
+        who = None if p.gm_only else p.combatant  # a gm_only prompt is answered by the GM (actor None)
+        return Action("answer", who, {"decision": p.id, "choice": rng.choice(p.choice_keys())})
     current = state.current()
     if current is None:
         return None
