@@ -1,12 +1,62 @@
-"""Action Block (source: seeds/004). Grid of 5 ft squares, Strength and Speed Points."""
+"""Action Block (source: seeds/004). Grid of 5 ft squares, Strength and Speed Points.
+
+Rules implemented (RULESETS.md, BLOCK-*): turn order by descending Maximum
+Speed Points with 3d6 roll-offs, fixed for the battle; each Action Block
+(round) every character gets one turn with at most one Offensive, one
+Movement and one Verbal action and any Bonus actions; battle maxima of
+Strength (minus equipment weight) and Speed (minus the armor's reduction),
+restored at battle start, paid by every action and never below 0; passive
+and active evasion; to-hit 2d6 (1d6 shotgun) + bonuses against Evasion,
+crits on a base 12; damage against PDR (SDR for a Tesla); Unconscious at 0
+HP, Dead when hurt while Unconscious; the GM's Insanity Roll prompt; Dodge,
+Block stances, Shield Block and Obstruct Movement as reaction windows;
+grapples; Cast, Echo and Activate Spell; charisma skills; PDR regeneration.
+Arithmetic is in ``action_block_rules``, resolution in ``action_block_play``,
+content (weapons, armors, defenses, modifiers, spells, skills, statuses,
+heroes, monsters) in ``action_block_content``.
+
+Action kinds: ``attack {weapon, targets, modifiers?}``, ``grapple {targets}``,
+``break_free {}``, ``move {to | path}``, ``cast_spell {spell, modifiers?}``,
+``echo_spell {}``, ``activate_spell {targets}``, ``charisma {skill,
+targets}``, ``release {}``, ``brace {}``, ``end_turn {}``.
+
+Readings where the source is silent (documented, not options): Speed and
+Strength Points are restored only at battle start (option
+``points_restore`` may restore them every Action Block); a Movement action
+costs 1 Speed Point and moves up to the sheet's Movement squares, a diagonal
+step counting 5 ft; Initiate Grapple costs 2 Speed and 2 Strength; the
+block stance lasts until the defender's next turn (no second block prompt
+while in it); the Insanity Roll is 2d6, shown to the GM, who rules
+(``insane`` gives the Insane status); spells hit without a to-hit roll and
+are reduced by SDR; the Charisma Rolls are 2d6 + Charisma (+ the skill's
+bonus on offense); damage counts as "any damage" when it is above 0; a
+grapple blocks both sides' Movement actions and ends when either falls.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.actions import ActionOption
+from combat.engine.rulesets import action_block_play as P
+from combat.engine.rulesets import action_block_rules as R
+from combat.engine.rulesets.action_block_content import HEROES, MONSTERS, STARTER
 from combat.engine.rulesets.base import Ruleset
 from combat.engine.schema import Field, SheetSchema
 
+if TYPE_CHECKING:
+    from combat.engine.actions import Refusal
+    from combat.engine.context import Ctx
+    from combat.engine.state import BattleState, Combatant, Decision
+
+__all__ = ["HEROES", "MONSTERS", "STARTER", "ActionBlock"]
+
+SLOTS = ("offensive", "movement", "verbal")
+
 
 class ActionBlock(Ruleset):
+    """The Action Block rules as an engine plugin."""
+
     key = "action-block"
     name = "Action Block"
     board = "grid"
@@ -14,14 +64,19 @@ class ActionBlock(Ruleset):
     options = (
         Field("insanity", "Insanity roll", "choice", default="gm_prompt", choices=("gm_prompt", "off"),
               help="BLOCK-INS-1: the engine raises a GM prompt with the roll."),
+        Field("points_restore", "Speed and Strength Points restored", "choice", default="battle_start",
+              choices=("battle_start", "each_block"),
+              help="BLOCK-RES-3: the source restores them at battle start only."),
     )
     sheet_schema = SheetSchema((
         Field("hp", "Max HP", "int", min=1, max=9999, default=30),
         Field("max_strength", "Maximum Strength Points", "int", min=0, max=999, default=20),
         Field("max_speed", "Maximum Speed Points", "int", min=0, max=999, default=20),
-        Field("equipment_weight", "Total Equipment Weight", "int", min=0, max=999, default=0),
-        Field("armor_speed_reduction", "Armor Speed Point Reduction", "int", min=0, max=999, default=0),
-        Field("passive_evasion", "Passive Evasion", "int", min=0, max=99, default=7),
+        Field("equipment_weight", "Other equipment weight", "int", min=0, max=999, default=0),
+        Field("armor_speed_reduction", "Armor Speed Point Reduction (no named armor)", "int", min=0, max=999,
+              default=0),
+        Field("passive_evasion", "Passive Evasion (no named armor)", "int", min=0, max=99, default=7),
+        Field("evasion_bonus", "Evasion bonus", "int", required=False, min=-20, max=20, default=0),
         Field("pdr", "Physical Damage Reduction", "int", min=0, max=999, default=0),
         Field("sdr", "Spell Damage Reduction", "int", min=0, max=999, default=0),
         Field("pdr_boost", "PDR Boost", "int", min=0, max=99, default=0),
@@ -36,5 +91,213 @@ class ActionBlock(Ruleset):
         Field("general_spell_boost", "General Spell Boost", "int", min=0, max=99, default=0),
         Field("ghost_power", "Ghost Power", "int", min=0, max=999, default=0),
         Field("charisma", "Charisma", "int", min=0, max=99, default=0),
-        Field("abilities", "Weapons and abilities", "list", required=False, default=[]),
+        Field("movement", "Movement (squares per Movement action)", "int", required=False, min=0, max=40, default=6),
+        Field("armor", "Armor (blank = unarmored)", "str", required=False, default="", max_length=40),
+        Field("weapons", "Weapons and shields", "list", required=False, default=[]),
+        Field("abilities", "Spells and charisma skills", "list", required=False, default=[]),
+        Field("attack_modifiers", "Attack modifiers", "list", required=False, default=[]),
+        Field("spell_modifiers", "Spell casting modifiers", "list", required=False, default=[]),
     ))
+    actions = {
+        "attack": "act_attack", "grapple": "act_grapple", "break_free": "act_break_free", "move": "act_move",
+        "cast_spell": "act_cast", "echo_spell": "act_echo", "activate_spell": "act_activate",
+        "charisma": "act_charisma", "release": "act_release", "brace": "act_brace",
+    }
+    appliers = {
+        "stance.entered": "apply_extra", "spell.cast": "apply_extra", "spell.activated": "apply_extra",
+        "shield.used": "apply_extra", "turn.prepared": "apply_extra", "pdr.damaged": "apply_resources",
+        "points.drained": "apply_resources", "block.started": "apply_block_started",
+    }
+    content = STARTER
+
+    # --- content (ENG-10) ----------------------------------------------------------------
+    def validate_content(self, pack: Any) -> dict[str, list[str]]:
+        return P.clean_pack(pack)[1]
+
+    def clean_content(self, pack: Any) -> dict[str, Any]:
+        return P.clean_pack(pack)[0]
+
+    def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
+        return P.check_sheet(state, sheet)
+
+    def status_keys(self, state: BattleState) -> set[str]:
+        return set(P.all_defs(state, "statuses"))
+
+    def status_label(self, key: str) -> str:
+        d = STARTER["statuses"].get(key)
+        return d["name"] if d else super().status_label(key)
+
+    # --- combatants --------------------------------------------------------------------------
+    def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Resources before the battle starts: the battle maxima (BLOCK-RES-1..3) and PDR."""
+        hp = int(sheet.get("hp", 1))
+        extra: dict[str, Any] = {}
+        return {"hp": hp, "max_hp": hp, "extra": {},
+                "resources": {"speed": R.battle_speed(extra, sheet), "strength": R.battle_strength(extra, sheet),
+                              "pdr": R.undamaged_pdr(extra, sheet), "offensive": 0, "movement": 0, "verbal": 0}}
+
+    def hp_fields(self, c: Combatant, hp: int) -> dict[str, Any]:
+        """BLOCK-HP-2: the dead stay dead whatever their HP is set to."""
+        return {"ko": hp <= 0} if c.alive else {}
+
+    # --- flow ------------------------------------------------------------------------------------
+    def on_battle_start(self, ctx: Ctx) -> None:
+        """BLOCK-ORDER-1/2 and BLOCK-RES-3: turn order by Maximum Speed Points; points set to battle maxima."""
+        state = ctx.state
+        speeds = {cid: int(c.sheet.get("max_speed", 0)) for cid, c in state.combatants.items()}
+
+        def roll_off(ids: list[str]) -> dict[str, int]:
+            out = {}
+            for cid in ids:
+                out[cid] = ctx.roll("3d6", "turn order roll-off").total
+                ctx.emit("initiative.rolloff", combatant=cid, total=out[cid], max_speed=speeds[cid])
+            return out
+
+        ctx.emit("order.set", order=R.turn_order(speeds, roll_off))
+        self._restore(ctx, pdr=True)
+
+    def _restore(self, ctx: Ctx, pdr: bool = False) -> None:
+        state = ctx.state
+        for c in state.combatants.values():
+            res = {"speed": R.battle_speed(state.extra, c.sheet), "strength": R.battle_strength(state.extra, c.sheet)}
+            if pdr:
+                res["pdr"] = R.undamaged_pdr(state.extra, c.sheet)
+            ctx.emit("resources.set", combatant=c.id, reason="battle maxima", resources=res)
+
+    def on_round_start(self, ctx: Ctx) -> None:
+        """A new Action Block: once-per-block uses and the shield's offensive use are forgotten."""
+        ctx.emit("block.started", round=ctx.state.round)
+        if ctx.state.round > 1 and ctx.state.options.get("points_restore") == "each_block":
+            self._restore(ctx)
+
+    def on_turn_start(self, ctx: Ctx, c: Combatant) -> None:
+        """BLOCK-TURN-1 and BLOCK-PDR-1: fresh action types; reduced PDR regenerates 1; stances end."""
+        res = dict.fromkeys(SLOTS, 1)
+        full = R.undamaged_pdr(ctx.state.extra, c.sheet)
+        if c.resources.get("pdr", 0) < full:
+            res["pdr"] = c.resources.get("pdr", 0) + 1
+        ctx.emit("resources.set", combatant=c.id, resources=res, reason="turn start")
+        if c.extra.get("guard") or c.extra.get("brace"):
+            ctx.emit("turn.prepared", combatant=c.id, extra={"guard": None, "brace": 0})
+
+    def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
+        """Timed statuses count down at the end of their bearer's turn."""
+        for key, st in list(c.statuses.items()):
+            d = P.defn(ctx.state, "statuses", key)
+            if d is not None and not d["timed"]:
+                continue
+            left = int(st.get("duration", 1)) - 1
+            if left <= 0:
+                ctx.emit("status.removed", combatant=c.id, status=key, reason="expired")
+            else:
+                ctx.emit("status.updated", combatant=c.id, status=key, fields={"duration": left})
+
+    # --- appliers --------------------------------------------------------------------------------
+    @staticmethod
+    def apply_extra(state: BattleState, d: dict[str, Any]) -> None:
+        state.combatants[d["combatant"]].extra.update(d["extra"])
+
+    @staticmethod
+    def apply_resources(state: BattleState, d: dict[str, Any]) -> None:
+        state.combatants[d["combatant"]].resources.update(d["resources"])
+
+    @staticmethod
+    def apply_block_started(state: BattleState, d: dict[str, Any]) -> None:
+        for c in state.combatants.values():
+            c.extra.pop("shield_used", None)
+            c.extra.pop("braced_block", None)
+
+    # --- actions ------------------------------------------------------------------------------------
+    def act_attack(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_attack(ctx, c, action)
+
+    def act_grapple(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_grapple(ctx, c, action)
+
+    def act_break_free(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_break_free(ctx, c, action)
+
+    def act_move(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_move(ctx, c, action)
+
+    def act_cast(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_cast(ctx, c, action)
+
+    def act_echo(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_echo(ctx, c, action)
+
+    def act_activate(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_activate(ctx, c, action)
+
+    def act_charisma(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_charisma(ctx, c, action)
+
+    def act_release(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_release(ctx, c, action)
+
+    def act_brace(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
+        return P.act_brace(ctx, c, action)
+
+    def resume(self, ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
+        return P.resume(ctx, decision, choice)
+
+    # --- ENG-5 ---------------------------------------------------------------------------------------
+    def legal_actions(self, state: BattleState, c: Combatant) -> list[ActionOption]:
+        out: list[ActionOption] = []
+
+        def add(kind: str, label: str, slot: str | None, cost: dict[str, int], targets=None, squares=None,
+                params=None, why: str | None = None) -> None:
+            why = why or P.slot_gate(state, c, slot, cost)
+            if why is None and targets is not None and not targets:
+                why = "No target in range."
+            if why is None and squares is not None and not squares:
+                why = "Nowhere to move."
+            out.append(ActionOption(kind, label, {k: v for k, v in cost.items() if v}, targets or [], squares or [],
+                                    why is None, why or "", params or {}))
+
+        for key, w in R.weapons_of(state.extra, c.sheet):
+            targets = P.attack_targets(state, c, P.weapon_range(w))
+            add("attack", f"Attack: {w['name']}", "offensive", P.cost_of(w), targets, params={"weapon": key})
+            family = "melee" if w["kind"] in R.MELEE_KINDS else "gun"
+            for mkey in c.sheet.get("attack_modifiers", ()):
+                m = P.defn(state, "attack_modifiers", mkey)
+                if m and m["applies_to"] in ("any", family):
+                    add("attack", f"Attack: {w['name']} ({m['name']})", "offensive", P.cost_of(w, m), targets,
+                        params={"weapon": key, "modifiers": [mkey]})
+        grapple_targets = [t for t in P.attack_targets(state, c, R.MELEE_RANGE_FT)
+                           if "grappled" not in state.combatants[t].statuses]
+        add("grapple", "Initiate Grapple", "offensive", P.GRAPPLE_COST, grapple_targets,
+            why="Already grappling." if "grappling" in c.statuses else None)
+        if "grappled" in c.statuses:
+            add("break_free", "Break free", "offensive", P.BREAK_FREE_COST)
+        squares = P.move_squares_for(state, c) if c.pos is not None else []
+        add("move", "Move", "movement", P.MOVE_COST, squares=squares)
+        for key in c.sheet.get("abilities", ()):
+            spell = P.defn(state, "spells", key)
+            if spell is not None:
+                add("cast_spell", f"Cast Spell: {spell['name']}", "verbal", P.cost_of(spell), params={"spell": key})
+                for mkey in c.sheet.get("spell_modifiers", ()):
+                    m = P.defn(state, "spell_modifiers", mkey)
+                    if m:
+                        add("cast_spell", f"Cast Spell: {spell['name']} ({m['name']})", "verbal",
+                            P.cost_of(spell, m), params={"spell": key, "modifiers": [mkey]})
+                continue
+            skill = P.defn(state, "charisma_skills", key)
+            if skill is not None:
+                add("charisma", f"Charisma: {skill['name']}", "verbal", P.cost_of(skill),
+                    P.charisma_targets(state, c, skill), params={"skill": key})
+        last = c.extra.get("last_spell")
+        if last:
+            spell = P.defn(state, "spells", last["spell"])
+            if spell:
+                add("echo_spell", f"Echo Spell: {spell['name']}", "verbal", P.cost_of(spell))
+        reach = P.spell_reach(state, c)
+        if reach is not None:
+            spell, _, feet, _ = reach
+            add("activate_spell", f"Activate Spell: {spell['name']}", None, {},
+                P.spell_targets(state, c, spell, feet))
+        if "grappling" in c.statuses:
+            add("release", "Release grapple", None, {})
+        add("brace", "Brace (PDR +1, once per Action Block)", None, P.BRACE_COST,
+            why="Brace is once per Action Block." if c.extra.get("braced_block") else None)
+        return out
