@@ -183,10 +183,19 @@ def log_entries(events: list[tuple[int, str, dict[str, Any]]], names: dict[str, 
     return out
 
 
+_urls: dict[int, dict[str, str]] = {}
+
+
 def battle_urls(battle_id: int) -> dict[str, str]:
-    return {
-        name: reverse(f"battle_{name}", args=[battle_id]) for name in ("act", "start", "undo", "add", "log")
-    }
+    """The battle's endpoints (reversing costs more than rendering a region: kept per battle)."""
+    urls = _urls.get(battle_id)
+    if urls is None:
+        if len(_urls) > 10_000:
+            _urls.clear()
+        urls = _urls[battle_id] = {
+            name: reverse(f"battle_{name}", args=[battle_id]) for name in ("act", "start", "undo", "add", "log")
+        }
+    return urls
 
 
 # ---------------------------------------------------------------- contexts
@@ -262,6 +271,8 @@ def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None,
         key = (cid, name, token["side"], token["classes"], token["col"], token["line"], controller, label, pct,
                tuple(token["badges"]))
         token["html"] = fragment("combat/_token.html", key, {"t": token})
+        row_key = (cid, name, token["side"], acting, token["alive"], token["ko"], controller, token["controller_name"])
+        token["row_html"] = fragment(f"{TEMPLATE}#tracker_row", row_key, {"t": token})
         tokens.append(token)
     return tokens
 
@@ -397,12 +408,17 @@ def gm_context(table: Table) -> dict[str, Any]:
     for c in state.combatants.values():
         statuses.update(c.statuses)
         resources.update(c.resources)
+    ruleset = get_ruleset(state.ruleset)
+    rows = []
+    for cid, c in state.combatants.items():
+        row = {"id": cid, "name": c.name, "hp": c.hp, "max_hp": c.max_hp, "pos": c.pos, "row": c.row,
+               "statuses": sorted(c.statuses), "side": c.side}
+        key = (cid, c.name, c.hp, c.max_hp, tuple(c.pos) if c.pos else None, c.row, tuple(row["statuses"]), c.side,
+               ruleset.board)
+        row["row_html"] = fragment(f"{TEMPLATE}#gm_row", key, {"c": row, "board_kind": ruleset.board})
+        rows.append(row)
     ctx: dict[str, Any] = {
-        "all_combatants": [
-            {"id": cid, "name": c.name, "hp": c.hp, "max_hp": c.max_hp, "pos": c.pos, "row": c.row,
-             "statuses": sorted(c.statuses), "resources": c.resources, "side": c.side}
-            for cid, c in state.combatants.items()
-        ],
+        "all_combatants": rows,
         "known_statuses": sorted(statuses | {"stun", "blind", "sleep", "slow", "silence", "disarm"}),
         "known_resources": sorted(resources),
         "gm_quick": GM_QUICK,
