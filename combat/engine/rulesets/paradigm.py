@@ -1,12 +1,73 @@
-"""Paradigm Rows (source: seeds/001 and seeds/003). Front and back rows per side."""
+"""Paradigm Rows (source: seeds/001 and seeds/003). Front and back rows per side.
+
+Rounds of three phases (PARA-ROUND-1): the Action Phase (turns in
+initiative order, PARA-INIT-1), the Effect Phase (PARA-EFF-1, advancing
+PARA-ADV-1/2, fleeing characters leave) and the Paradigm Phase (job
+switches, antagonists first: PARA-JOB-1/2); round 1 starts with an extra
+Paradigm Phase. Turns spend AP by tier (PARA-AP-1/2) on the actions of
+PARA-ACT-*; eidolons follow PARA-EID-1..5. Rules reading the state are in
+``paradigm_rules``, actions in ``paradigm_play``, phases in
+``paradigm_phases``, content (ENG-10) in ``paradigm_pack``.
+
+Action kinds: ``attack {targets}``, ``ability {ability, targets?}``,
+``item {item, targets?}``, ``change_row {}``, ``hold {targets}``,
+``interact {object}``, ``swap {slot, equip}``, ``flee {}``, ``summon {}``,
+``end_turn {}``.
+
+Readings where the source is silent (besides the house-rule options):
+a character at 0 HP is down (no turns, can be healed back up); a status
+lasts its duration in Effect Phases and Stun leaves only End Turn;
+ability damage adds the user's attack (physical) or magic bonus and is
+reduced by DEF or MDEF; a status ability always lands; the party inventory
+is every item the side's characters brought; the eidolon takes a turn
+slot right after its summoner's, whose own turn (and every ally's) is
+skipped while it is out; upkeep is paid automatically when the summoner
+has the Anima; a complex interaction (``whole_turns``) needs a full turn's
+AP each time; a held turn is an extra slot in the order, removed when used.
+"""
 
 from __future__ import annotations
 
-from combat.engine.rulesets.base import Ruleset
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.actions import ActionOption
+from combat.engine.dice import check_expr
+from combat.engine.rulesets import paradigm_phases, paradigm_play
+from combat.engine.rulesets.base import Ruleset, roll_initiative
+from combat.engine.rulesets.paradigm_pack import HEROES, MONSTERS, STARTER, validate_paradigm_content
+from combat.engine.rulesets.paradigm_play import (
+    flee_problem,
+    gate,
+    hold_targets,
+    object_problem,
+    summon_problem,
+)
+from combat.engine.rulesets.paradigm_rules import (
+    ability_keys,
+    able,
+    ap_per_turn,
+    area_targets,
+    definition,
+    inventory,
+    job_key,
+    pack,
+    row_of,
+    shielded,
+    single_targets,
+)
 from combat.engine.schema import Field, SheetSchema
+
+if TYPE_CHECKING:
+    from combat.engine.actions import Refusal
+    from combat.engine.context import Ctx
+    from combat.engine.state import BattleState, Combatant, Decision
+
+__all__ = ["HEROES", "MONSTERS", "STARTER", "Paradigm"]
 
 
 class Paradigm(Ruleset):
+    """The Paradigm Rows rules as an engine plugin."""
+
     key = "paradigm"
     name = "Paradigm Rows"
     board = "rows"
@@ -31,4 +92,257 @@ class Paradigm(Ruleset):
         Field("jobs", "Jobs", "list", required=False, default=[]),
         Field("abilities", "Abilities", "list", required=False, default=[]),
         Field("row", "Starting row", "choice", default="front", choices=("front", "back")),
+        Field("magic_bonus", "Magic bonus", "int", required=False, min=-20, max=99, default=0),
+        Field("weapon", "Equipped weapon", "str", required=False, default="", max_length=40),
+        Field("accessory", "Equipped accessory", "str", required=False, default="", max_length=40),
+        Field("gear", "Carried weapons and accessories (to swap)", "list", required=False, default=[]),
+        Field("items", "Items brought to the party inventory", "list", required=False, default=[]),
+        Field("eidolon", "Eidolon", "str", required=False, default="", max_length=40),
     ))
+    actions = {kind: f"act_{kind}" for kind in paradigm_play.ACTIONS}
+    appliers = {
+        "turn.prepared": "apply_turn_prepared",
+        "item.used": "apply_item_used",
+        "effect.queued": "apply_effect_queued",
+        "ap.held": "apply_ap_held",
+        "equipment.swapped": "apply_swapped",
+        "flee.declared": "apply_flee_declared",
+        "combatant.fled": "apply_fled",
+        "job.switched": "apply_job_switched",
+        "object.used": "apply_object_used",
+    }
+    content = STARTER
+
+    def __getattr__(self, name: str):
+        """``act_<kind>`` resolvers are the functions of ``paradigm_play.ACTIONS``."""
+        if name.startswith("act_") and name[4:] in paradigm_play.ACTIONS:
+            return paradigm_play.ACTIONS[name[4:]]
+        raise AttributeError(name)
+
+    # --- sheets and content (ENG-10) -------------------------------------------------------
+    @classmethod
+    def validate_sheet(cls, data: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
+        clean, errors = cls.sheet_schema.validate(data)
+        if "weapon_damage" in clean:
+            msg = check_expr(clean["weapon_damage"])
+            if msg:
+                errors.setdefault("weapon_damage", []).append(msg)
+        return clean, errors
+
+    def validate_content(self, pack_: Any) -> dict[str, list[str]]:
+        return validate_paradigm_content(pack_)[1]
+
+    def clean_content(self, pack_: Any) -> dict[str, Any]:
+        return validate_paradigm_content(pack_)[0]
+
+    def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
+        """Every ability, job, item, weapon, accessory and eidolon a sheet names must be defined."""
+        p = pack(state)
+        checks = [("abilities", sheet.get("abilities", ()), ("abilities",)),
+                  ("jobs", [job_key(j) for j in [*sheet.get("jobs", ()), sheet.get("job")] if j], ("jobs",)),
+                  ("items", sheet.get("items", ()), ("items",)),
+                  ("weapon", [sheet.get("weapon")] if sheet.get("weapon") else [], ("weapons",)),
+                  ("accessory", [sheet.get("accessory")] if sheet.get("accessory") else [], ("accessories",)),
+                  ("gear", sheet.get("gear", ()), ("weapons", "accessories")),
+                  ("eidolon", [sheet.get("eidolon")] if sheet.get("eidolon") else [], ("eidolons",))]
+        for label, keys, kinds in checks:
+            unknown = [k for k in keys if not any(k in p.get(kind, {}) for kind in kinds)]
+            if unknown:
+                return f"Unknown {label}: {', '.join(unknown)}."
+        return None
+
+    def status_keys(self, state: BattleState) -> set[str]:
+        return set(pack(state)["statuses"])
+
+    def status_label(self, key: str) -> str:
+        d = STARTER["statuses"].get(key)
+        return d["name"] if d else super().status_label(key)
+
+    # --- combatants and flow -----------------------------------------------------------------
+    def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        hp = int(sheet.get("hp", 1))
+        return {"hp": hp, "max_hp": hp, "resources": {"ap": 0, "anima": int(sheet.get("anima", 0))},
+                "extra": {"job": job_key(sheet.get("job")), "weapon": sheet.get("weapon", ""),
+                          "accessory": sheet.get("accessory", ""), "gear": list(sheet.get("gear", ()))}}
+
+    def can_take_turn(self, state: BattleState, c: Combatant) -> bool:
+        """Able, not fleeing, and not waiting behind an ally's eidolon (PARA-EID-1)."""
+        return able(c) and not c.extra.get("fleeing") and not shielded(state, c)
+
+    def check_victory(self, state: BattleState) -> dict[str, Any] | None:
+        """ENG-9; PARA-ACT-FLEE: when every player character has fled, the battle ends without XP."""
+        pcs = [c for c in state.combatants.values() if c.side == "party" and c.kind == "pc"]
+        if pcs and all(c.extra.get("fled") for c in pcs):
+            return {"winner": None, "reason": "Every player character fled: no XP or items.", "by": "rules",
+                    "fled": True, "xp": False}
+        able_sides = {c.side for c in state.combatants.values() if able(c)}
+        if len(able_sides) > 1:
+            return None
+        winner = next(iter(able_sides), None)
+        reason = f"Only the {winner} side can still act." if winner else "No one can act."
+        return {"winner": winner, "reason": reason, "by": "rules"}
+
+    def on_battle_start(self, ctx: Ctx) -> None:
+        """PARA-INIT-1: initiative die + bonus, ties by the higher bonus, then roll-offs."""
+        die = ctx.state.options.get("initiative_die", "1d20")
+        order = roll_initiative(ctx, list(ctx.state.combatants), lambda c: die,
+                                lambda c: int(c.sheet.get("initiative", 0)))
+        ctx.emit("order.set", order=order)
+
+    def on_round_start(self, ctx: Ctx) -> None:
+        paradigm_phases.round_start(ctx)
+
+    def on_round_end(self, ctx: Ctx) -> None:
+        paradigm_phases.round_end(ctx)
+
+    def on_turn_start(self, ctx: Ctx, c: Combatant) -> None:
+        """PARA-AP-1 (AP by tier), a held turn's 1 AP (PARA-ACT-HOLD), an eidolon's first AP (PARA-EID-2)."""
+        state = ctx.state
+        held = c.extra.get("turn_round") == state.round
+        carry = c.extra.get("carry_ap")
+        ap = 1 if held else carry if carry is not None else ap_per_turn(c.sheet)
+        ctx.emit("turn.prepared", combatant=c.id, ap=ap, held=held, round=state.round)
+        if ap <= 0:
+            ctx.end_turn()
+
+    def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
+        """PARA-ACT-END: remaining AP is lost; a used held-turn slot leaves the order."""
+        state = ctx.state
+        if c.resources.get("ap", 0) > 0:
+            ctx.emit("resources.set", combatant=c.id, resources={"ap": 0}, reason="turn ended")
+        i = state.turn
+        if c.extra.get("held_turn") and 0 < i < len(state.order) and c.id in state.order[:i]:
+            order = state.order[:i] + state.order[i + 1:]
+            ctx.emit("order.set", order=order, turn=i - 1)
+
+    def resume(self, ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
+        paradigm_phases.resume(ctx, decision, choice)
+        return None
+
+    # --- appliers (event -> state, no dice) --------------------------------------------------------
+    @staticmethod
+    def apply_turn_prepared(state: BattleState, d: dict[str, Any]) -> None:
+        c = state.combatants[d["combatant"]]
+        c.resources["ap"] = d["ap"]
+        c.extra["turn_round"] = d["round"]
+        c.extra["held_turn"] = d["held"]
+        c.extra.pop("carry_ap", None)
+
+    @staticmethod
+    def apply_item_used(state: BattleState, d: dict[str, Any]) -> None:
+        used = state.extra.setdefault("items_used", {}).setdefault(d["side"], {})
+        used[d["item"]] = used.get(d["item"], 0) + 1
+
+    @staticmethod
+    def apply_effect_queued(state: BattleState, d: dict[str, Any]) -> None:
+        q = state.extra.setdefault("queued", [])
+        q.append({"actor": d["actor"], "ability": d["ability"], "targets": list(d["targets"])})
+
+    @staticmethod
+    def apply_ap_held(state: BattleState, d: dict[str, Any]) -> None:
+        c = state.combatants[d["actor"]]
+        c.extra["held_round"] = d["round"]
+        c.extra["hold_after"] = d["after"]
+
+    @staticmethod
+    def apply_swapped(state: BattleState, d: dict[str, Any]) -> None:
+        c = state.combatants[d["actor"]]
+        gear = [g for g in c.extra.get("gear", []) if g != d["equip"]] if d["equip"] else list(c.extra["gear"])
+        if d["stow"]:
+            gear.append(d["stow"])
+        c.extra["gear"] = gear
+        c.extra[d["slot"]] = d["equip"]
+
+    @staticmethod
+    def apply_flee_declared(state: BattleState, d: dict[str, Any]) -> None:
+        state.combatants[d["actor"]].extra["fleeing"] = True
+
+    @staticmethod
+    def apply_fled(state: BattleState, d: dict[str, Any]) -> None:
+        state.combatants[d["combatant"]].extra["fled"] = True
+
+    @staticmethod
+    def apply_job_switched(state: BattleState, d: dict[str, Any]) -> None:
+        state.combatants[d["combatant"]].extra["job"] = d["job"]
+
+    @staticmethod
+    def apply_object_used(state: BattleState, d: dict[str, Any]) -> None:
+        objs = state.extra.setdefault("objects", {})
+        o = objs.setdefault(d["object"], {"progress": 0, "done": 0})
+        o["progress"] = d["progress"]
+        if d["done"]:
+            o["done"] += 1
+
+    # --- ENG-5 ---------------------------------------------------------------------------------------
+    def legal_actions(self, state: BattleState, c: Combatant) -> list[ActionOption]:
+        if c.extra.get("eidolon_of"):
+            return self._ability_options(state, c)
+        opts: list[ActionOption] = []
+        why = gate(state, c, 1, "melee")
+        targets = [] if why else single_targets(state, c, "enemy", "physical", True)
+        opts.append(_opt("attack", "Basic Attack", 1, targets, why or ("" if targets else "No enemy in reach.")))
+        opts += self._ability_options(state, c)
+        for key, n in inventory(state, c.side).items():
+            item = definition(state, "items", key)
+            if item is None:
+                continue
+            why = gate(state, c, 1)
+            targets = [] if why else _targets_for(state, c, item)
+            opts.append(_opt("item", f"{item['name']} (x{n})", 1, targets if item["target"] in ("enemy", "ally")
+                             else [], why or ("" if targets else "No one to target."), item=key))
+        to = "back" if row_of(c) == "front" else "front"
+        opts.append(_opt("change_row", f"Move to the {to} row", 1, [], gate(state, c, 1)))
+        why = gate(state, c, 1) or ("Already held AP this round." if c.extra.get("held_round") == state.round
+                                    else "")
+        later = [] if why else hold_targets(state, c)
+        opts.append(_opt("hold", "Hold AP", 1, later, why or ("" if later else "No one acts after you.")))
+        for key, obj in paradigm_play.objects(state).items():
+            why = object_problem(state, c, key, obj)
+            cost = ap_per_turn(c.sheet) if obj["whole_turns"] else obj["ap"]
+            opts.append(_opt("interact", f"Interact: {obj['name']}", cost, [], why, object=key))
+        opts += self._swap_options(state, c)
+        opts.append(_opt("flee", "Flee", 0, [], flee_problem(state, c)))
+        if c.sheet.get("eidolon"):
+            d = definition(state, "eidolons", c.sheet["eidolon"])
+            opts.append(ActionOption("summon", f"Summon {d['name'] if d else 'eidolon'}", {"anima": 3},
+                                     available=not summon_problem(state, c), reason=summon_problem(state, c) or ""))
+        return opts
+
+    def _ability_options(self, state: BattleState, c: Combatant) -> list[ActionOption]:
+        opts = []
+        for key in ability_keys(state, c):
+            a = definition(state, "abilities", key)
+            if a is None:
+                continue
+            why = gate(state, c, a["cost"], "abilities") or (gate(state, c, 0, "melee") if a["melee"] else None)
+            targets = [] if why else _targets_for(state, c, a)
+            area = a["target"] in ("all_enemies", "all_allies")
+            if not why and not targets:
+                why = "No one to target."
+            opts.append(_opt("ability", a["name"], a["cost"], [] if area else targets, why, ability=key))
+        return opts
+
+    def _swap_options(self, state: BattleState, c: Combatant) -> list[ActionOption]:
+        why = gate(state, c, 1)
+        opts = []
+        for slot, kind in paradigm_play.EQUIP_SLOTS.items():
+            current = definition(state, kind, c.extra.get(slot))
+            if current:
+                opts.append(_opt("swap", f"Put away {current['name']}", 1, [], why, slot=slot, equip=""))
+            for key in dict.fromkeys(c.extra.get("gear", ())):
+                d = definition(state, kind, key)
+                if d:
+                    opts.append(_opt("swap", f"Equip {d['name']}", 1, [], why, slot=slot, equip=key))
+        return opts
+
+
+def _targets_for(state: BattleState, c: Combatant, eff: dict[str, Any]) -> list[str]:
+    mode = eff["target"]
+    if mode in ("all_enemies", "all_allies"):
+        return area_targets(state, c, mode, eff["type"], eff.get("melee", False))
+    return single_targets(state, c, mode, eff["type"], eff.get("melee", False))
+
+
+def _opt(kind: str, label: str, cost: int, targets: list[str], why: str | None, **params: Any) -> ActionOption:
+    return ActionOption(kind, label, {"ap": cost} if cost else {}, list(targets), [], not why, why or "", params)
+
