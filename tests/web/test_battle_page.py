@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.live.table import SECRET_HP, fresh_live_caches, table
+from tests.live.table import SECRET_HP, fresh_live_caches, make_users, table
 
 pytestmark = pytest.mark.django_db
 __all__ = ["fresh_live_caches"]  # autouse fixture
@@ -20,3 +20,36 @@ def test_the_gm_sees_every_region_and_exact_monster_hp(client):
         assert region in html
     assert str(SECRET_HP) in html
     assert 'ws-connect="/ws/battles/' in html
+
+
+@pytest.mark.parametrize("ruleset", sorted(__import__("combat.engine.rulesets", fromlist=["RULESETS"]).RULESETS))
+def test_the_page_renders_for_every_ruleset_in_setup_and_in_play(client, ruleset):
+    from combat import services
+    from combat.engine.rulesets import get_ruleset
+    from vtt.models import Campaign, Character, Membership
+
+    users = make_users("gm", "player", "other_player", "observer", "outsider")
+    rules = get_ruleset(ruleset)
+    campaign = Campaign.objects.create(name="C", ruleset=ruleset, owner=users["gm"], options=rules.default_options())
+    Membership.objects.create(campaign=campaign, user=users["gm"], role="gm")
+    Membership.objects.create(campaign=campaign, user=users["player"], role="player")
+    sheet = rules.sheet_schema.defaults()
+    hero = Character.objects.create(campaign=campaign, owner=users["player"], name="Hero", sheet=sheet)
+    foe = Character.objects.create(campaign=campaign, kind="monster", name="Foe", sheet=sheet)
+    made = services.create_battle(campaign, users["gm"], "Any", 8, 6, ruleset=ruleset, options=campaign.house_rules())
+    assert made.ok, made.reason
+    rows = rules.board == "rows"
+    for character, place in ((hero, [0, 0]), (foe, [7, 5])):
+        added = services.add_combatant(made.battle_id, users["gm"], character, **({"row": "front"} if rows else {"pos": place}))
+        assert added.ok, added.reason
+    for phase in ("setup", "active"):
+        if phase == "active":
+            started = services.start_battle(made.battle_id, users["gm"])
+            assert started.ok, started.reason
+        for who in ("gm", "player"):
+            client.force_login(users[who])
+            response = client.get(f"/battles/{made.battle_id}/")
+            assert response.status_code == 200, (ruleset, phase, who)
+            html = response.content.decode()
+            assert 'id="board"' in html and "Hero" in html and "Foe" in html
+            assert ("board-rows" in html) == rows
