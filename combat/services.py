@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import logging
 import secrets
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,11 @@ from combat.models import Battle, BattleEvent
 from vtt.models import Membership
 
 log = logging.getLogger(__name__)
+
+# The engine's dice share one d20 roller whose context says which Dice is rolling:
+# two threads resolving at once (two battles under a threaded server) would mix
+# their dice. Resolution takes microseconds; serialise it within the process.
+_RESOLVE = threading.Lock()
 
 GM, PLAYER, OBSERVER = "gm", "player", "observer"
 MAX_BOARD = 100
@@ -261,7 +267,8 @@ def _run(
         if reason:
             return _refused(reason, battle, state)
         try:
-            outcome = resolve(state, parsed, Dice(battle.seed, battle.seq))
+            with _RESOLVE:
+                outcome = resolve(state, parsed, Dice(battle.seed, battle.seq))
         except Exception:  # noqa: BLE001 - an engine bug must not become a 500 or a half write
             log.exception("engine failed on %s in battle %s", parsed, battle.pk)
             return _refused("The rules could not resolve that action; nothing changed.", battle, state)
