@@ -291,13 +291,18 @@ def _check_play(role: str, battle: Battle, state: BattleState, action: Action, u
         pending = state.pending
         if pending is None:
             return "Nothing is waiting for an answer."
-        if pending.controller != me or action.actor != pending.combatant:
+        if _gm_only(pending) or pending.controller != me or action.actor != pending.combatant:
             return "That decision is not yours to make."
         return ""
     combatant = state.combatants.get(action.actor) if isinstance(action.actor, str) else None
     if combatant is None or combatant.controller != me:
         return NOT_YOURS
     return ""
+
+
+def _gm_only(pending: Any) -> bool:
+    """A prompt only the GM answers (with no actor), whoever it concerns."""
+    return bool(getattr(pending, "gm_only", False))
 
 
 def _check_gm(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
@@ -478,7 +483,7 @@ def answer_decision(
     def build(state: BattleState, role: str) -> dict[str, Any]:
         pending = state.pending
         # The engine records who answered: the GM answers for others with no actor.
-        mine = pending is not None and (role != GM or pending.controller is None)
+        mine = pending is not None and not _gm_only(pending) and (role != GM or pending.controller is None)
         actor = pending.combatant if mine else None
         return {"kind": "answer", "actor": actor, "params": {"decision": decision_id, "choice": choice}}
 

@@ -107,3 +107,18 @@ def test_turn_actions_wait_while_a_window_is_open(window, gm):
     battle, ids, pending = window
     result = services.submit_action(battle.pk, gm, {"kind": "end_turn", "actor": ids["Goblin"]}, battle.seq)
     assert not result.ok and "answer" in result.reason
+
+
+# RULE: ENG-6
+def test_a_gm_only_prompt_is_not_the_players_to_answer(window, other_player, gm):
+    battle, ids, pending = window
+    # The same window, marked as a prompt the GM rules on (rulesets open such prompts).
+    snapshot = dict(battle.snapshot, pending={**battle.snapshot["pending"], "gm_only": True})
+    type(battle).objects.filter(pk=battle.pk).update(snapshot=snapshot)
+    log = log_of(battle.pk)
+    result = services.answer_decision(battle.pk, other_player, pending.id, "parry", battle.seq)
+    assert not result.ok and "not yours" in result.reason
+    assert log_of(battle.pk) == log
+    answered = services.answer_decision(battle.pk, gm, pending.id, "pass", battle.seq)
+    assert answered.ok, answered.reason
+    assert answered.events[0].data["by"] == "gm"
