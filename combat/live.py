@@ -21,6 +21,7 @@ and a reconnecting socket (``regions_for``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
@@ -503,6 +504,14 @@ def battle_changed(battle_id: int, seq: int) -> None:
         table = load_table(battle_id)
         if table is None:
             return
-        async_to_sync(_send)(battle_group(battle_id), message_for(table))
+        message = message_for(table)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            async_to_sync(_send)(battle_group(battle_id), message)
+        else:  # called from a thread that runs an event loop: never block it
+            loop.create_task(_send(battle_group(battle_id), message))
     except Exception:  # a failed push must never undo a committed action
         log.exception("live push for battle %s failed", battle_id)
