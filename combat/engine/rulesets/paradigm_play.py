@@ -161,9 +161,12 @@ def _not_eidolon(c: Combatant) -> Refusal | None:
 def act_attack(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-ATTACK: 1 AP, colorless physical melee; weapon dice + attack - DEF, at least 0."""
     state = ctx.state
-    why = _not_eidolon(c) or gate(state, c, 1, "melee")
+    bad = _not_eidolon(c)
+    if bad is not None:
+        return bad
+    why = gate(state, c, 1, "melee")
     if why:
-        return why if isinstance(why, Refusal) else Refusal(why)
+        return Refusal(why)
     targets = pick_targets(state, c, {"target": "enemy", "type": "physical"}, action.params, melee=True)
     if isinstance(targets, Refusal):
         return targets
@@ -207,7 +210,7 @@ def act_item(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-ITEM: 1 AP, an item of the party inventory, removed from it once used."""
     state = ctx.state
     bad = _not_eidolon(c)
-    if bad:
+    if bad is not None:
         return bad
     key = action.params.get("item")
     item = definition(state, "items", key) if isinstance(key, str) else None
@@ -230,9 +233,12 @@ def act_item(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 
 def act_change_row(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-MOVE: 1 AP, from the front row to the back row of one's side, or back."""
-    why = _not_eidolon(c) or gate(ctx.state, c, 1)
+    bad = _not_eidolon(c)
+    if bad is not None:
+        return bad
+    why = gate(ctx.state, c, 1)
     if why:
-        return why if isinstance(why, Refusal) else Refusal(why)
+        return Refusal(why)
     to = "back" if row_of(c) == "front" else "front"
     ctx.emit("row.changed", combatant=c.id, row=to, actor=c.id, spend={"ap": 1})
     after_action(ctx, c)
@@ -242,9 +248,12 @@ def act_change_row(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 def act_hold(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-HOLD: 1 AP, once per round; a held turn with 1 AP after a character acting later."""
     state = ctx.state
-    why = _not_eidolon(c) or gate(state, c, 1)
+    bad = _not_eidolon(c)
+    if bad is not None:
+        return bad
+    why = gate(state, c, 1)
     if why:
-        return why if isinstance(why, Refusal) else Refusal(why)
+        return Refusal(why)
     if c.extra.get("held_round") == state.round:
         return Refusal("AP can be held only once per round.")
     raw = action.params.get("targets", action.params.get("target"))
@@ -274,7 +283,7 @@ def act_interact(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-INTERACT: a battlefield object of the battle's pack; simple (its AP) or whole turns."""
     state = ctx.state
     bad = _not_eidolon(c)
-    if bad:
+    if bad is not None:
         return bad
     key = action.params.get("object")
     obj = definition(state, "objects", key) if isinstance(key, str) else None
@@ -317,7 +326,7 @@ def act_swap(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-SWAP: 1 AP, equip or put away a weapon or accessory from one's own inventory; never armor."""
     state = ctx.state
     bad = _not_eidolon(c)
-    if bad:
+    if bad is not None:
         return bad
     slot, key = action.params.get("slot"), action.params.get("equip", "")
     if slot == "armor":
