@@ -1,0 +1,230 @@
+"""Property tests: random Paradigm Rows battles keep the engine's and the rules' invariants.
+
+Random sequences of legal actions (phase prompts, eidolons, held turns and
+GM overrides included) never break HP, AP, Anima, status or inventory
+bounds, never leave a stray turn slot, only the current actor or the
+addressee of a pending decision may act, and replaying the log rebuilds
+exactly the incrementally applied state (also for every shorter prefix:
+undo). Any malformed input is refused cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from combat.engine.actions import Action, Refusal
+from combat.engine.autoplay import random_action
+from combat.engine.context import rules_for
+from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
+from combat.engine.dice import Dice
+from combat.engine.rulesets.paradigm_pack import HEROES, MONSTERS, STARTER
+
+SHEETS = [*HEROES.values(), *MONSTERS.values()]
+
+stat_tweaks = st.fixed_dictionaries({
+    "hp": st.integers(1, 50), "tier": st.integers(1, 10), "initiative": st.integers(-2, 4),
+    "attack_bonus": st.integers(-1, 4), "defense": st.integers(0, 5), "magic_defense": st.integers(0, 5),
+    "anima": st.integers(0, 6),
+})
+fighter = st.tuples(st.sampled_from(SHEETS), stat_tweaks, st.booleans(), st.sampled_from(["front", "back"])).map(
+    lambda t: ({**t[0], **t[1]}, t[2], t[3]))
+
+
+def _check_invariants(state, log):
+    assert state.seq == len(log)  # contiguous: one seq per event, none skipped
+    rules = rules_for(state)
+    eidolons = Counter()
+    for c in state.combatants.values():
+        assert 0 <= c.hp <= c.max_hp, (c.name, c.hp, c.max_hp)
+        assert c.ko == (c.hp <= 0)
+        assert 0 <= c.resources["ap"] <= 3 and c.resources["anima"] >= 0  # PARA-AP-1
+        assert c.row in ("front", "back")
+        for s in c.statuses.values():
+            assert s["duration"] >= 1
+        if c.extra.get("eidolon_of"):
+            eidolons[c.side] += 1
+    assert all(n == 1 for n in eidolons.values())  # one eidolon per side at most
+    for cid, n in Counter(state.order).items():
+        assert cid in state.combatants and n <= 2  # a held turn is the only second slot
+    for side, used in state.extra.get("items_used", {}).items():
+        brought = Counter(i for c in state.combatants.values() if c.side == side for i in c.sheet.get("items", ()))
+        assert all(0 < n <= brought[k] for k, n in used.items())  # PARA-ACT-ITEM
+    if state.phase == "active" and state.pending is None:
+        cur = state.current()
+        assert cur is not None and rules.can_take_turn(state, cur) and not cur.extra.get("fled")
+
+
+def _others_are_refused(state, action, rng):
+    allowed = state.pending.combatant if state.pending else action.actor
+    others = [cid for cid in state.combatants if cid != allowed]
+    if not others:
+        return
+    intruder = rng.choice(others)
+    before = state.to_dict()
+    if state.pending:
+        p = state.pending
+        out = decide(state, Action("answer", intruder, {"decision": p.id, "choice": p.default}), Dice(0))
+        assert out == Refusal("This question is not addressed to that combatant.")
+    else:
+        assert isinstance(decide(state, Action("end_turn", intruder), Dice(0)), Refusal)
+    assert legal_actions(state, intruder) == []
+    assert state.to_dict() == before
+
+
+def _gm_action(state, rng):
+    c = rng.choice(list(state.combatants.values()))
+    roll = rng.random()
+    if roll < 0.4:
+        return Action("gm.set_hp", None, {"combatant": c.id, "hp": rng.randint(0, c.max_hp)})
+    if roll < 0.8:
+        return Action("gm.add_status", None, {"combatant": c.id, "status": rng.choice(sorted(STARTER["statuses"])),
+                                              "duration": rng.randint(1, 3)})
+    if roll < 0.9 and state.pending is None:
+        return Action("gm.skip_turn", None, {})
+    return Action("gm.move", None, {"combatant": c.id, "row": rng.choice(["front", "back"])})
+
+
+def _setup(party, enemies, seed, options):
+    log = [new_battle_event("paradigm", options, seed, 8, 6)]
+    state = replay(log)
+    roster = [("P", "party", f) for f in party] + [("E", "enemy", f) for f in enemies]
+    for i, (prefix, side, (sheet, pc, row)) in enumerate(roster):
+        params = {"name": f"{prefix}{i}", "side": side, "sheet": sheet, "row": row,
+                  "kind": "pc" if side == "party" and pc else "npc" if side == "party" else "monster",
+                  "controller": str(i) if side == "party" and pc else None}
+        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
+        log += events
+    events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
+    return log + events, state
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    party=st.lists(fighter, min_size=1, max_size=3),
+    enemies=st.lists(fighter, min_size=1, max_size=3),
+    seed=st.integers(0, 2**31),
+    options=st.fixed_dictionaries({
+        "initiative_die": st.sampled_from(["1d20", "1d10", "2d6"]),
+        "melee_front_only": st.booleans(),
+        "allow_flee": st.booleans(),
+        "npc_reactions": st.sampled_from(["auto", "ask"]),
+    }),
+    steps=st.integers(10, 150),
+)
+def test_random_paradigm_battles_keep_invariants_and_replay(party, enemies, seed, options, steps):
+    # RULE: ENG-1
+    # RULE: ENG-8
+    # RULE: PARA-AP-1
+    # RULE: PARA-ACT-HOLD
+    # RULE: PARA-EID-1
+    rng = random.Random(seed)
+    log, state = _setup(party, enemies, seed, options)
+    snapshots = {len(log): state.to_dict()}
+    _check_invariants(state, log)
+    for _ in range(steps):
+        action = _gm_action(state, rng) if rng.random() < 0.06 else random_action(state, rng, 0.1)
+        if action is None:
+            break
+        if action.kind != "answer" and not action.kind.startswith("gm."):
+            _others_are_refused(state, action, rng)
+        before = state.to_dict()
+        out = resolve(state, action, Dice(seed, state.seq))
+        assert state.to_dict() == before  # deciding never mutates
+        if isinstance(out, Refusal):
+            assert action.kind.startswith("gm."), (action, out)  # legal actions are always accepted
+            continue
+        events, new_state = out
+        folded = state
+        for e in events:
+            folded = apply(folded, e)
+        assert folded.to_dict() == new_state.to_dict()
+        state = new_state
+        log += events
+        _check_invariants(state, log)
+        snapshots[len(log)] = state.to_dict()
+    rebuilt = replay(json.loads(json.dumps([e.to_dict() for e in log])))
+    assert rebuilt.to_dict() == state.to_dict()
+    cut = rng.choice(sorted(snapshots))  # undo back to any earlier action boundary
+    assert replay(log[:cut]).to_dict() == snapshots[cut]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_whole_battles_with_the_starter_cast_end_and_replay_identically(seed):
+    # RULE: ENG-1
+    # RULE: ENG-9
+    rng = random.Random(seed)
+    party = [(s, True, s["row"]) for s in HEROES.values()]
+    enemies = [(s, False, s["row"]) for s in MONSTERS.values()]
+    log, state = _setup(party, enemies, seed, {})
+    for _ in range(3000):
+        action = random_action(state, rng)
+        if action is None:
+            break
+        out = resolve(state, action, Dice(seed, state.seq))
+        assert not isinstance(out, Refusal), (action, out)
+        events, state = out
+        log += events
+        _check_invariants(state, log)
+    assert state.phase == "ended" and state.result["by"] == "rules"
+    assert replay(log).to_dict() == state.to_dict()
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=8)
+    | st.sampled_from(["c1", "c2", "c3", "fire", "potion", "bomb", "weapon", "armor", "axe", "lever", "keep",
+                       "advance", "job:ranger", "front", "back"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+TEMPLATES = {
+    "attack": {"targets": ["c2"]}, "ability": {"ability": "fire", "targets": ["c2"]},
+    "item": {"item": "potion", "targets": ["c1"]}, "change_row": {}, "hold": {"targets": ["c2"]},
+    "interact": {"object": "lever"}, "swap": {"slot": "weapon", "equip": "axe"}, "flee": {}, "summon": {},
+    "end_turn": {}, "answer": {"choice": "keep"}, "gm.move": {"combatant": "c1", "row": "back"},
+    "gm.set_resource": {"combatant": "c1", "resource": "anima", "value": 3},
+    "gm.add_status": {"combatant": "c1", "status": "poison", "duration": 1},
+    "setup.add_combatant": {"name": "X", "side": "enemy", "sheet": {"hp": 3}, "row": "back"},
+    "gm.remove_combatant": {"combatant": "c2"}, "nonsense": {},
+}
+PARAM_KEYS = sorted({k for t in TEMPLATES.values() for k in t} | {"target", "decision", "object", "slot"})
+actions = st.sampled_from(sorted(TEMPLATES)).flatmap(lambda k: st.tuples(
+    st.just(k),
+    st.dictionaries(st.sampled_from(sorted(TEMPLATES[k])) if TEMPLATES[k] and k != "nonsense"
+                    else st.sampled_from(PARAM_KEYS), json_values, max_size=2)
+    .map(lambda junk: {**TEMPLATES[k], **junk}),
+))
+
+
+@settings(max_examples=300, deadline=None)
+@given(action=actions, actor=st.sampled_from(["current", "current", None, "c1", "c2", "c9"]),
+       started=st.booleans(), jobs=st.booleans())
+def test_any_input_is_accepted_or_refused_cleanly(action, actor, started, jobs):
+    # RULE: ENG-4
+    knight = dict(HEROES["Knight"], jobs=["knight", "ranger"] if jobs else [])
+    mage = dict(HEROES["Mage"], anima=5)
+    log = [new_battle_event("paradigm", {"npc_reactions": "ask"}, 1, 6, 6,
+                            content={"objects": {"lever": {"name": "Lever", "ability": "rockfall"}}})]
+    state = replay(log)
+    for name, side, sheet in (("Kay", "party", knight), ("Ogre", "enemy", MONSTERS["Ogre"]), ("May", "party", mage)):
+        events, state = resolve(state, Action("setup.add_combatant", None,
+                                              {"name": name, "side": side, "sheet": sheet, "controller": "5"}),
+                                Dice(1))
+        log += events
+    if started:
+        events, state = resolve(state, Action("setup.start"), Dice(1, 5))
+        log += events
+    before = state.to_dict()
+    kind, params = action
+    if actor == "current":
+        actor = state.pending.combatant if state.pending else state.current().id if state.current() else None
+    out = resolve(state, Action(kind, actor, params), Dice(2))
+    assert state.to_dict() == before
+    if not isinstance(out, Refusal):
+        assert replay(log + out[0]).to_dict() == out[1].to_dict()
+        json.dumps([e.to_dict() for e in out[0]])
