@@ -445,13 +445,20 @@ def _step_to(ctx: Ctx, job: dict[str, Any], index: int, **info: Any) -> None:
 
 
 def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
-    """Walk the path; before each step an able enemy within Melee Range may Obstruct (ENG-6)."""
+    """Walk the path; before each step an able enemy within Melee Range may Obstruct (ENG-6).
+
+    Each enemy is asked at most once per move, and only on squares the mover
+    could stop on (not while crossing an ally).
+    """
     state = ctx.state
     mover = state.combatants[job["actor"]]
     obstruct = next((d for d in all_defs(state, "defenses").values() if d["kind"] == "obstruct"), None)
     path = job["path"]
     for idx in range(job["at"], len(path) - 1):
         here = path[idx]
+        other = state.occupant(here) if idx else None
+        if other is not None and other is not mover:
+            continue  # an obstructed move ends where it is: only where the mover may stand
         for o in state.combatants.values():
             if (o.side == mover.side or not o.able or o.pos is None or o.id in job["asked"] or obstruct is None
                     or chebyshev(o.pos, here) > 1 or cost_gate(o, cost_of(obstruct)) is not None):
