@@ -236,7 +236,7 @@ def _added(state: BattleState, d: dict[str, Any]) -> None:
 def _removed(state: BattleState, d: dict[str, Any]) -> None:
     cid = d["combatant"]
     state.combatants.pop(cid, None)
-    if cid in state.order:
+    while cid in state.order:  # every slot: a combatant may hold two in a round (a held turn)
         i = state.order.index(cid)
         state.order.pop(i)
         if i < state.turn:
