@@ -252,3 +252,16 @@ def test_flee_from_the_back_row_leaves_after_the_effect_phase_and_all_pcs_fled_e
     b, a, o, _ = duel({"allow_flee": False}, ash_row="back")
     assert b.try_act("flee", a) == Refusal("The GM does not allow fleeing in this battle.")
     assert option(b, a, "flee").available is False
+
+
+def test_the_gm_removing_a_holder_removes_its_held_slot_too():
+    # RULE: ENG-7
+    # RULE: PARA-ACT-HOLD
+    b, a, o, x = duel(bo={})
+    b.act("hold", a, targets=[o])
+    b.act("gm.remove_combatant", combatant=a)
+    assert b.state.order == [o, x] and b.state.current().id == o
+    b.act("end_turn", o)
+    b.act("end_turn", x)
+    assert (b.state.round, b.state.current().id) == (2, o)
+    assert b.rebuilt().to_dict() == b.state.to_dict()
