@@ -20,7 +20,6 @@ from __future__ import annotations
 import importlib
 import logging
 import secrets
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +29,7 @@ from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from combat.engine.actions import Action, Refusal
-from combat.engine.core import new_battle_event, replay, resolve
+from combat.engine.core import new_battle_event, replay, resolve, undo_cut
 from combat.engine.dice import Dice
 from combat.engine.events import Event
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
@@ -43,7 +42,6 @@ log = logging.getLogger(__name__)
 # The engine's dice share one d20 roller whose context says which Dice is rolling:
 # two threads resolving at once (two battles under a threaded server) would mix
 # their dice. Resolution takes microseconds; serialise it within the process.
-_RESOLVE = threading.Lock()
 
 GM, PLAYER, OBSERVER = "gm", "player", "observer"
 MAX_BOARD = 100
@@ -267,8 +265,7 @@ def _run(
         if reason:
             return _refused(reason, battle, state)
         try:
-            with _RESOLVE:
-                outcome = resolve(state, parsed, Dice(battle.seed, battle.seq))
+            outcome = resolve(state, parsed, Dice(battle.seed, battle.seq))
         except Exception:  # noqa: BLE001 - an engine bug must not become a 500 or a half write
             log.exception("engine failed on %s in battle %s", parsed, battle.pk)
             return _refused("The rules could not resolve that action; nothing changed.", battle, state)
@@ -507,10 +504,12 @@ def gm_override(
 
 
 def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
-    """Drop the last event and rebuild the state from the shorter log (ENG-8, GM only).
+    """Take back the last whole action and rebuild the state from the shorter log (ENG-8, GM only).
 
-    Repeatable; the "battle.created" event is never undone. Reads the whole log:
-    undo is rare, actions are not.
+    Repeatable; the "battle.created" event is never undone. An action's events
+    go together (its first event carries ``act``), so an undone end of turn
+    never leaves a half-started turn. Reads the whole log: undo is rare,
+    actions are not.
     """
     with transaction.atomic():
         battle = _lock(battle_id, user)
@@ -522,9 +521,10 @@ def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
             return _refused(STALE, battle)
         if battle.seq <= 1:
             return _refused("There is nothing to undo.", battle)
-        state = replay(_events(battle.pk, before=battle.seq))
-        BattleEvent.objects.filter(battle_id=battle.pk, seq__gte=battle.seq).delete()
-        seq = battle.seq - 1
+        events = _events(battle.pk)
+        seq = undo_cut(events)
+        state = replay(events[:seq])
+        BattleEvent.objects.filter(battle_id=battle.pk, seq__gt=seq).delete()
         Battle.objects.filter(pk=battle.pk).update(
             snapshot=state.to_dict(), seq=seq, status=_status(state), updated=timezone.now()
         )

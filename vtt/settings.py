@@ -102,7 +102,12 @@ else:
             # A file, not memory: browser tests serve the app from another process.
             # One file per test run (several runs may share a checkout); spawned children inherit it.
             "TEST": {"NAME": os.environ.setdefault("VTT_SQLITE_TEST_DB", str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3"))},
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                # WAL: readers don't wait for the writer, and a commit is not a full disk sync.
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     }
 

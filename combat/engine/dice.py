@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,8 +91,16 @@ class _Roller(d20.Roller):
         return _DiceSet.new(node.num, node.size, context=self.context)
 
 
-_ROLLER = _Roller(_Context(None))  # shared: keeps d20's parse cache warm
 _STRINGIFIER = d20.SimpleStringifier()
+_LOCAL = threading.local()
+
+
+def _roller() -> _Roller:
+    """This thread's roller: its context points at the dice rolling now, so it is never shared."""
+    roller = getattr(_LOCAL, "roller", None)
+    if roller is None:
+        roller = _LOCAL.roller = _Roller(_Context(None))
+    return roller
 
 
 class _FaceSource:
@@ -113,10 +122,11 @@ class _FaceSource:
         if not isinstance(expr, str) or not expr.strip() or len(expr) > MAX_EXPR_LENGTH:
             raise DiceError(f"Not a dice expression: {expr!r}")
         self._faces = []
-        ctx = _ROLLER.context
+        roller = _roller()
+        ctx = roller.context
         ctx.source = self
         try:
-            result = _ROLLER.roll(expr, stringifier=_STRINGIFIER)
+            result = roller.roll(expr, stringifier=_STRINGIFIER)
         except d20.RollError as exc:
             raise DiceError(f"Cannot roll {expr!r}: {exc}") from None
         finally:
@@ -178,7 +188,7 @@ def check_expr(expr: Any) -> str | None:
     if len(expr) > MAX_EXPR_LENGTH:
         return "Dice expression is too long."
     try:
-        _ROLLER.parse(expr)
+        _roller().parse(expr)
     except d20.RollError:
         return "Not a dice expression (write it like 1d8+2)."
     return None

@@ -268,3 +268,24 @@ def test_board_distances_shapes_and_paths():
     assert find_path((0, 0), (2, 0), 3, 3, wall, max_steps=3) is None
     assert find_path((0, 0), (2, 0), 3, 2, wall) is None
     assert (2, 2) not in reachable((0, 0), 2, 3, 3, frozenset(), no_stop={(2, 2)})
+
+
+# RULE: ENG-3
+def test_dice_in_parallel_threads_stay_reproducible():
+    import threading
+
+    from combat.engine.dice import Dice as _Dice
+
+    expected = [_Dice(11, n).roll("4d6+2", "t").faces for n in range(40)]
+    got: dict[int, list[int]] = {}
+
+    def work(n: int) -> None:
+        for _ in range(50):
+            got[n] = _Dice(11, n).roll("4d6+2", "t").faces
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [got[n] for n in range(40)] == expected

@@ -41,7 +41,8 @@ def test_undo_broadcasts_once(battle, gm, calls, django_capture_on_commit_callba
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         result = services.undo(battle.pk, gm, battle.seq)
     assert result.ok and len(callbacks) == 1
-    assert calls == [(battle.pk, battle.seq - 1)]
+    assert result.seq < battle.seq
+    assert calls == [(battle.pk, result.seq)]
 
 
 def test_services_work_without_a_live_module(battle, users, monkeypatch, django_capture_on_commit_callbacks):

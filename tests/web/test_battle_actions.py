@@ -144,16 +144,19 @@ def test_the_gm_overrides_hp_skips_a_turn_and_undoes(client):
     battle.refresh_from_db()
     assert services.load_state(battle).combatants[bram.id].hp == 7
     acting = current(battle).id
+    before_skip = Battle.objects.get(pk=battle.pk).seq
     response = _post(client, users["gm"], battle, {"kind": "gm.skip_turn", "expected_seq": str(battle.seq)})
     assert response.status_code == 200
     assert current(battle).id != acting
     seq = Battle.objects.get(pk=battle.pk).seq
     response = client.post(f"/battles/{battle.pk}/undo", {"expected_seq": str(seq)}, **HX)
     assert response.status_code == 200
-    assert Battle.objects.get(pk=battle.pk).seq == seq - 1
+    # Undo takes back the whole skip: the skipped combatant acts again.
+    assert Battle.objects.get(pk=battle.pk).seq == before_skip
+    assert current(battle).id == acting
     # A player may not undo.
     client.force_login(users["player"])
-    assert client.post(f"/battles/{battle.pk}/undo", {"expected_seq": str(seq - 1)}, **HX).status_code == 403
+    assert client.post(f"/battles/{battle.pk}/undo", {"expected_seq": str(before_skip)}, **HX).status_code == 403
 
 
 def test_the_gm_moves_a_token_by_tapping_a_square_and_ends_the_battle(client):
