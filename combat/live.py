@@ -42,14 +42,13 @@ from vtt.models import Membership
 
 log = logging.getLogger(__name__)
 
-GM, PLAYER, OBSERVER = "gm", "player", "observer"
+GM, PLAYER = "gm", "player"
 LOG_WINDOW = 30
 TEMPLATE = "combat/battle.html"
 # Regions (partial names) each message carries; every one is a top-level element with an id.
 SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
 GM_REGIONS = (*SHARED_REGIONS, "gm", "actions", "prompt", "sheet")
 USER_REGIONS = ("actions", "prompt", "sheet")
-ALL_REGIONS = (*SHARED_REGIONS, "gm", "actions", "prompt", "sheet")
 PUSH = "battle.push"
 GM_QUICK = (("gm.skip_turn", "Skip this turn"),)
 # (kind, label, fields) of the GM override forms; combat.forms parses the same fields.
