@@ -255,11 +255,11 @@ HEROES: dict[str, dict[str, Any]] = {
 
 MONSTERS: dict[str, dict[str, Any]] = {
     "Goblin": {"tier": 1, "hp": 20, "initiative": 2, "attack_bonus": 1, "weapon_damage": "1d6", "defense": 1,
-               "magic_defense": 0, "abilities": ["bite"], "row": "front"},
+               "magic_defense": 0, "anima": 0, "abilities": ["bite"], "row": "front"},
     "Ogre": {"tier": 3, "hp": 45, "initiative": 0, "attack_bonus": 2, "weapon_damage": "1d8", "defense": 2,
-             "magic_defense": 1, "job": "brute", "jobs": ["brute", "shaman"], "row": "front"},
+             "magic_defense": 1, "anima": 0, "job": "brute", "jobs": ["brute", "shaman"], "row": "front"},
     "Goblin Shaman": {"tier": 2, "hp": 18, "initiative": 1, "attack_bonus": 0, "weapon_damage": "1d4",
-                      "defense": 0, "magic_defense": 2, "magic_bonus": 1, "job": "shaman", "jobs": ["shaman"],
+                      "defense": 0, "magic_defense": 2, "magic_bonus": 1, "anima": 0, "job": "shaman", "jobs": ["shaman"],
                       "items": ["potion"], "row": "back"},
 }
 """Monster stat blocks by name: valid Paradigm sheets for seeding battles."""

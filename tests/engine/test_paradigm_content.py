@@ -1,0 +1,66 @@
+"""Paradigm Rows content as validated data (ENG-10), sheets that name it, and statuses that limit a turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from combat.engine.actions import Refusal
+from combat.engine.core import legal_actions, new_battle_event
+from combat.engine.rulesets.paradigm import Paradigm
+from combat.engine.rulesets.paradigm_pack import HEROES, MONSTERS, STARTER, validate_paradigm_content
+from tests.engine.helpers import Battle
+from tests.engine.test_paradigm_turns import duel
+
+
+def test_the_starter_pack_and_sample_sheets_are_valid():
+    # RULE: ENG-10
+    assert validate_paradigm_content(STARTER)[1] == {}
+    assert {"jobs", "abilities", "items", "eidolons", "weapons", "accessories", "statuses"} <= set(STARTER)
+    b = Battle("paradigm")
+    for name, sheet in {**HEROES, **MONSTERS}.items():
+        clean, errors = Paradigm.validate_sheet(sheet)
+        assert errors == {}, name
+        assert Paradigm().check_sheet_content(b.state, clean) is None, name
+
+
+def test_a_custom_pack_is_checked_field_by_field_and_across_definitions():
+    # RULE: ENG-10
+    pack = {"jobs": {"bard": {"name": "Bard", "abilities": ["song"]}},
+            "abilities": {"zap": {"name": "Zap", "type": "magical", "dice": "2d"},
+                          "mend": {"name": "Mend", "type": "heal", "target": "enemy", "dice": "1d4"}},
+            "objects": {"gate": {"name": "Gate", "ability": "fire"}}}
+    errors = validate_paradigm_content(pack)[1]
+    assert errors == {
+        "abilities.zap.dice": ["Not a dice expression (write it like 1d8+2)."],
+        "abilities.mend.target": ["Healing and cleansing target allies or self."],
+        "jobs.bard.abilities": ["Undefined abilities: song."],
+        "objects.gate.ability": ["The effect must hit all enemies, all allies or the user."],
+    }
+    with pytest.raises(ValueError, match="Invalid content"):
+        new_battle_event("paradigm", {}, 1, 4, 4, content=pack)
+    assert Paradigm.validate_sheet({"hp": 5, "weapon_damage": "lots"})[1]["weapon_damage"] == [
+        "Not a dice expression (write it like 1d8+2)."]
+
+
+def test_sheets_naming_undefined_content_are_refused():
+    # RULE: ENG-10
+    b = Battle("paradigm")
+    out = b.submit("setup.add_combatant", None, None, {"name": "X", "sheet": {"jobs": ["bard"]}})
+    assert out == Refusal("Unknown jobs: bard.")
+    out = b.submit("setup.add_combatant", None, None, {"name": "X", "sheet": {"eidolon": "bahamut"}})
+    assert out == Refusal("Unknown eidolon: bahamut.")
+    b.add("Y", job="Black Mage")  # a job written by its name is read as its key
+    assert b.c("c1").extra["job"] == "black_mage"
+
+
+def test_stun_leaves_only_end_turn_and_runs_out_in_the_effect_phase():
+    # RULE: ENG-5
+    b, a, o, _ = duel()
+    b.act("gm.add_status", combatant=a, status="stun", duration=1)
+    opts = legal_actions(b.state, a)
+    assert [x.kind for x in opts if x.available] == ["end_turn"]
+    assert next(x for x in opts if x.kind == "attack").reason == "Stun: can only end the turn."
+    assert b.try_act("change_row", a) == Refusal("Stun: can only end the turn.")
+    b.act("end_turn", a)
+    b.act("end_turn", o)
+    assert "stun" not in b.c(a).statuses
