@@ -23,16 +23,29 @@ PASSWORD = "e2e-table-pass-7q"
 WAIT = 10_000  # ms: a live update must arrive well within this
 expect.set_options(timeout=WAIT)
 
-# Per ruleset: Alice's hero (she answers the reaction prompt), Bob's hero, the monster, and the monster's HP.
+# Per ruleset: Alice's hero (she answers the reaction prompt), Bob's hero, the monster, and what opens
+# Alice's prompt: the monster's attack on her ("attack"), the monster leaving her rampart ("rampart"),
+# or the phase at the start of a round that asks each hero ("phase").
 CAST = {
-    "luck": {"alice": "Fighter", "bob": "Mage", "monster": "Goblin Skirmisher"},
-    "mist": {"alice": "Knight", "bob": "Mage", "monster": "Goblin"},
+    "luck": {"alice": "Fighter", "bob": "Mage", "monster": "Goblin Skirmisher", "reaction": "attack"},
+    "mist": {"alice": "Knight", "bob": "Mage", "monster": "Goblin", "reaction": "rampart"},
+    "action-block": {"alice": "Duelist", "bob": "Gunslinger", "monster": "Ghoul", "reaction": "attack"},
+    "paradigm": {"alice": "Knight", "bob": "Mage", "monster": "Goblin", "reaction": "phase"},
 }
 
 
 def content(ruleset: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    module = __import__(f"combat.engine.rulesets.{ruleset}_content", fromlist=["HEROES", "MONSTERS"])
-    return module.HEROES, module.MONSTERS
+    """The ruleset's sample HEROES and MONSTERS (its ``<key>_content`` or ``<key>_pack`` module)."""
+    import importlib
+
+    base = f"combat.engine.rulesets.{ruleset.replace('-', '_')}"
+    for suffix in ("_content", "_pack"):
+        try:
+            module = importlib.import_module(base + suffix)
+        except ModuleNotFoundError:
+            continue
+        return module.HEROES, module.MONSTERS
+    raise LookupError(f"no sample characters for {ruleset}")
 
 
 def make_table(ruleset: str) -> dict[str, Any]:
