@@ -11,7 +11,8 @@ crits on a base 12; damage against PDR (SDR for a Tesla); Unconscious at 0
 HP, Dead when hurt while Unconscious; the GM's Insanity Roll prompt; Dodge,
 Block stances, Shield Block and Obstruct Movement as reaction windows;
 grapples; Cast, Echo and Activate Spell; charisma skills; PDR regeneration.
-Arithmetic is in ``action_block_rules``, resolution in ``action_block_play``,
+Arithmetic is in ``action_block_rules``, resolution in ``action_block_play`` and
+``action_block_spells``,
 content (weapons, armors, defenses, modifiers, spells, skills, statuses,
 heroes, monsters) in ``action_block_content``.
 
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from combat.engine.actions import ActionOption
 from combat.engine.rulesets import action_block_play as P
 from combat.engine.rulesets import action_block_rules as R
+from combat.engine.rulesets import action_block_spells as S
 from combat.engine.rulesets.action_block_content import HEROES, MONSTERS, STARTER
 from combat.engine.rulesets.base import Ruleset
 from combat.engine.schema import Field, SheetSchema
@@ -221,16 +223,16 @@ class ActionBlock(Ruleset):
         return P.act_move(ctx, c, action)
 
     def act_cast(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
-        return P.act_cast(ctx, c, action)
+        return S.act_cast(ctx, c, action)
 
     def act_echo(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
-        return P.act_echo(ctx, c, action)
+        return S.act_echo(ctx, c, action)
 
     def act_activate(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
-        return P.act_activate(ctx, c, action)
+        return S.act_activate(ctx, c, action)
 
     def act_charisma(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
-        return P.act_charisma(ctx, c, action)
+        return S.act_charisma(ctx, c, action)
 
     def act_release(self, ctx: Ctx, c: Combatant, action) -> Refusal | None:
         return P.act_release(ctx, c, action)
@@ -239,7 +241,43 @@ class ActionBlock(Ruleset):
         return P.act_brace(ctx, c, action)
 
     def resume(self, ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
-        return P.resume(ctx, decision, choice)
+        """Continue the paused job with the answer: dodge, block, obstruct or the GM's insanity ruling."""
+        job = dict(decision.resume)
+        step = job.pop("step")
+        state = ctx.state
+        if step == "obstruct":
+            o = state.combatants.get(job.pop("by"))
+            if state.combatants.get(job["actor"]) is None:
+                return None
+            if choice == "obstruct" and o is not None:
+                d = next(d for d in P.all_defs(state, "defenses").values() if d["kind"] == "obstruct")
+                ctx.emit("movement.obstructed", actor=o.id, mover=job["actor"], at=job["path"][job["at"]],
+                         spend=P.spend(None, P.cost_of(d)))
+                return None
+            job["asked"] = [*job["asked"], o.id if o else ""]
+            P.run_move(ctx, job)
+            return None
+        t = state.combatants.get(job.get("t", ""))
+        if step == "insanity":
+            if choice == "insane" and t is not None and t.alive:
+                ctx.emit("status.applied", combatant=t.id, status="insane", power=job.get("roll", 0), duration=1)
+            job.pop("roll", None)
+        elif step == "dodge":
+            if choice == "dodge" and t is not None:
+                d = P.defn(state, "defenses", "dodge")
+                ctx.emit("dodge.declared", actor=t.id, against=job["actor"], spend=P.spend(None, P.cost_of(d)))
+            if t is not None and P.roll_hit(ctx, job, dodged=choice == "dodge"):
+                return None
+        elif step == "block":
+            if choice != "none" and t is not None:
+                P.take_block(ctx, t, choice)
+            if t is not None and P.roll_damage(ctx, job):
+                return None
+        if job["kind"] == "spell":
+            S.run_spell(ctx, job)
+        elif job["kind"] in ("attack", "grapple"):
+            P.run_targets(ctx, job)
+        return None
 
     # --- ENG-5 ---------------------------------------------------------------------------------------
     def legal_actions(self, state: BattleState, c: Combatant) -> list[ActionOption]:
@@ -285,17 +323,17 @@ class ActionBlock(Ruleset):
             skill = P.defn(state, "charisma_skills", key)
             if skill is not None:
                 add("charisma", f"Charisma: {skill['name']}", "verbal", P.cost_of(skill),
-                    P.charisma_targets(state, c, skill), params={"skill": key})
+                    S.charisma_targets(state, c, skill), params={"skill": key})
         last = c.extra.get("last_spell")
         if last:
             spell = P.defn(state, "spells", last["spell"])
             if spell:
                 add("echo_spell", f"Echo Spell: {spell['name']}", "verbal", P.cost_of(spell))
-        reach = P.spell_reach(state, c)
+        reach = S.spell_reach(state, c)
         if reach is not None:
             spell, _, feet, _ = reach
             add("activate_spell", f"Activate Spell: {spell['name']}", None, {},
-                P.spell_targets(state, c, spell, feet))
+                S.spell_targets(state, c, spell, feet))
         if "grappling" in c.statuses:
             add("release", "Release grapple", None, {})
         add("brace", "Brace (PDR +1, once per Action Block)", None, P.BRACE_COST,
