@@ -1,9 +1,24 @@
-"""The ASGI application with the start-up heap frozen (STACK.md: gc.freeze() removed the p99 spikes)."""
+"""The ASGI application for the benchmark's servers.
+
+The start-up heap is frozen (STACK.md: ``gc.freeze()`` removed the p99
+spikes) and view threads hand the GIL back to the event loop sooner. With
+``BENCH_PHASES=<file>`` the server also records how long each stage of an
+action takes (the whole service call, and inside it the live push: reading
+the battle, rendering, handing the message to the channel layer) and
+rewrites ``<file>`` as JSON every second.
+"""
 
 from __future__ import annotations
 
 import gc
+import json
+import os
 import sys
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from vtt.asgi import application
 
@@ -12,3 +27,36 @@ gc.freeze()
 sys.setswitchinterval(0.001)  # let the event loop (sockets, Redis) win the GIL back quickly from view threads
 
 __all__ = ["application"]
+
+PHASES: dict[str, list[float]] = defaultdict(list)
+
+
+def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            PHASES[name].append(1000 * (time.perf_counter() - start))
+
+    return inner
+
+
+def _write(path: str) -> None:
+    while True:
+        time.sleep(1)
+        snapshot = {name: list(values) for name, values in list(PHASES.items())}
+        with open(path + ".tmp", "w") as out:
+            json.dump(snapshot, out)
+        os.replace(path + ".tmp", path)
+
+
+if os.environ.get("BENCH_PHASES"):
+    from combat import live, services
+
+    services.submit_action = _timed("service call (lock, rules, write, push)", services.submit_action)
+    live.load_table = _timed("push: read battle", live.load_table)
+    live.message_for = _timed("push: render regions", live.message_for)
+    _a2s = live.async_to_sync
+    live.async_to_sync = lambda fn: _timed("push: to channel layer", _a2s(fn))
+    threading.Thread(target=_write, args=(os.environ["BENCH_PHASES"],), daemon=True).start()

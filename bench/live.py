@@ -32,6 +32,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlencode
@@ -41,8 +42,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt.settings")
 if not os.environ.get("DATABASE_URL"):
     # Never touch the development database: a SQLite file of its own (the server inherits it).
-    import tempfile
-
     os.environ.setdefault("SQLITE_PATH", os.path.join(tempfile.gettempdir(), "vtt-bench-live.sqlite3"))
 
 PASSWORD = "bench-pass-31x"
@@ -126,7 +125,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_servers(count: int) -> tuple[list[subprocess.Popen], list[int]]:
+def start_servers(count: int, phases: str) -> tuple[list[subprocess.Popen], list[int]]:
     env = dict(os.environ)
     env.setdefault("SECRET_KEY", secrets.token_urlsafe(40))
     # DB_CONN_MAX_AGE=0: under ASGI each request runs its view in a thread of its own, so kept connections
@@ -135,11 +134,11 @@ def start_servers(count: int) -> tuple[list[subprocess.Popen], list[int]]:
     env.update({"DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "ERROR",
                 "DB_CONN_MAX_AGE": "0"})
     procs, ports = [], []
-    for _ in range(count):
+    for i in range(count):
         port = free_port()
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), os.environ.get("BENCH_APP", "bench.asgi_frozen:application")],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "bench.asgi_frozen:application"],
+            cwd=ROOT, env={**env, "BENCH_PHASES": f"{phases}.{i}"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         ))
         ports.append(port)
     for port, proc in zip(ports, procs, strict=True):
@@ -338,9 +337,11 @@ def main() -> None:
         raise SystemExit("--servers > 1 needs REDIS_URL")
     load_before = os.getloadavg()[0]
     setup = setup_tables(args.battles, args.clients)
-    procs, ports = start_servers(args.servers)
+    phases = os.path.join(tempfile.gettempdir(), f"vtt-bench-phases-{os.getpid()}")
+    procs, ports = start_servers(args.servers, phases)
     try:
         lat, post_ms, elapsed, count = asyncio.run(main_async(args, setup, ports))
+        time.sleep(1.2)  # let the servers write their last stage timings
     finally:
         for proc in procs:
             proc.terminate()
@@ -359,6 +360,17 @@ def main() -> None:
     print(f"POST round trip ms: p50={statistics.median(post_ms):.1f} p95={pct(post_ms, 95):.1f}")
     print(f"POST -> every seat updated ms: p50={statistics.median(lat):.1f} p95={pct(lat, 95):.1f} "
           f"p99={pct(lat, 99):.1f} max={max(lat):.1f}")
+    stages: dict[str, list[float]] = {}
+    for i in range(args.servers):
+        try:
+            with open(f"{phases}.{i}") as f:
+                for name, values in json.load(f).items():
+                    stages.setdefault(name, []).extend(values)
+            os.remove(f"{phases}.{i}")
+        except (OSError, ValueError):
+            pass
+    for name, values in stages.items():
+        print(f"server {name}: p50={statistics.median(values):.1f} p95={pct(values, 95):.1f} ms (n={len(values)})")
     print(f"p95_ms={pct(lat, 95):.0f} actions_per_s={rate:.0f}")
 
 
