@@ -370,3 +370,32 @@ def test_the_log_replays_to_the_same_state():
     b.act("answer", t, dice=[1, 1, 2, 2], choice="block")
     b.act("answer", None, choice="steady")
     assert b.rebuilt().to_dict() == b.state.to_dict()
+
+
+def test_content_is_validated_data_and_custom_packs_work_in_battle():
+    # RULE: ENG-10
+    from combat.engine.rulesets.action_block import ActionBlock
+    from combat.engine.rulesets.action_block_content import HEROES, MONSTERS, STARTER, validate_block_content
+
+    for sheet in [*HEROES.values(), *MONSTERS.values()]:
+        clean, errors = ActionBlock.validate_sheet({**ActionBlock.sheet_schema.defaults(), **sheet})
+        assert not errors, errors
+    kinds = {w["kind"] for w in STARTER["weapons"].values()}
+    assert kinds == {"melee", "gun", "shotgun", "tesla", "shield"} and STARTER["armors"] and STARTER["spells"]
+    errors = validate_block_content({"weapons": {"axe": {"name": "Axe", "kind": "melee", "damage": "2x"}},
+                                     "charisma_skills": {"glare": {"name": "Glare", "effect": "status",
+                                                                   "status": "nope"}}})[1]
+    assert errors == {"weapons.axe.damage": ["Not a dice expression (write it like 1d8+2)."],
+                      "charisma_skills.glare.status": ["Name a defined status."]}
+    pack = {"weapons": {"axe": {"name": "Great Axe", "kind": "melee", "damage": "1d12", "damage_bonus": 2,
+                                "speed_cost": 3, "strength_cost": 3, "weight": 4}}}
+    b = Battle("action-block", content=pack)
+    refused = b.submit("setup.add_combatant", None, None,
+                       {"name": "X", "side": "party", "sheet": {"weapons": ["nope"]}, "pos": [0, 0]})
+    assert refused == Refusal("Unknown weapons: nope.")
+    a = b.add("Ash", "party", (0, 0), controller="1", max_speed=30, max_strength=30, weapons=["axe"])
+    t = b.add("Orc", "enemy", (1, 0), **ORC)
+    b.act("setup.start")
+    assert b.c(a).resources["strength"] == 30 - 4
+    b.act("attack", a, dice=[4, 4, 10], weapon="axe", targets=[t])
+    assert b.c(t).hp == 30 - 12 and b.c(a).resources["speed"] == 30 - 3
