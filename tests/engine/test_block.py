@@ -399,3 +399,17 @@ def test_content_is_validated_data_and_custom_packs_work_in_battle():
     assert b.c(a).resources["strength"] == 30 - 4
     b.act("attack", a, dice=[4, 4, 10], weapon="axe", targets=[t])
     assert b.c(t).hp == 30 - 12 and b.c(a).resources["speed"] == 30 - 3
+
+
+def test_obstruct_is_never_offered_while_crossing_an_ally():
+    # RULE: BLOCK-MOVE-1
+    b = Battle("action-block", {"npc_reactions": "ask"}, width=6, height=2)
+    a = b.add("Ash", "party", (0, 0), controller="1", **ASH)
+    b.add("Bea", "party", (1, 0), controller="2", max_speed=20)
+    t = b.add("Orc", "enemy", (2, 1), **ORC)
+    b.act("setup.start")
+    b.act("move", a, path=[[1, 0], [2, 0], [3, 0]])  # (1, 0) is Bea's square, next to the Orc
+    p = b.state.pending
+    assert p.combatant == t and p.resume["at"] == 2 and b.c(a).pos == [2, 0]  # asked where Ash may stop
+    b.act("answer", t, choice="obstruct")
+    assert b.c(a).pos == [2, 0] and b.c(a).pos != b.c(b.state.order[1]).pos

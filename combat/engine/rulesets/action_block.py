@@ -31,7 +31,13 @@ while in it); the Insanity Roll is 2d6, shown to the GM, who rules
 (``insane`` gives the Insane status); spells hit without a to-hit roll and
 are reduced by SDR; the Charisma Rolls are 2d6 + Charisma (+ the skill's
 bonus on offense); damage counts as "any damage" when it is above 0; a
-grapple blocks both sides' Movement actions and ends when either falls.
+grapple blocks both sides' Movement actions and ends when either falls
+(a grappled character may try to Break Free as its Offensive action);
+Obstruct Movement is offered to able enemies within 5 ft of the mover, each
+at most once per move and only on squares the mover may stop on (never
+while it crosses an ally); Echo Spell recasts the last spell with its
+modifiers for the spell's own cost; an unarmored sheet may give its own
+Passive Evasion and Speed Point Reduction (named armor replaces them).
 """
 
 from __future__ import annotations
