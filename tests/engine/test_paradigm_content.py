@@ -64,3 +64,15 @@ def test_stun_leaves_only_end_turn_and_runs_out_in_the_effect_phase():
     b.act("end_turn", a)
     b.act("end_turn", o)
     assert "stun" not in b.c(a).statuses
+
+
+def test_cleansing_removes_harmful_statuses_only_and_ether_restores_anima():
+    # RULE: PARA-ACT-ITEM
+    b, a, o, _ = duel(ash={"items": ["antidote", "ether"]})
+    b.act("gm.add_status", combatant=a, status="poison", duration=3)
+    b.act("gm.add_status", combatant=a, status="protect", duration=3)
+    ev = b.act("item", a, item="antidote", targets=[a])
+    assert [e.data["status"] for e in ev if e.type == "status.removed"] == ["poison"]
+    assert set(b.c(a).statuses) == {"protect"}
+    b.act("item", a, item="ether", targets=[a])  # Anima 0 + 2
+    assert b.c(a).resources["anima"] == 2 and b.state.extra["items_used"] == {"party": {"antidote": 1, "ether": 1}}
