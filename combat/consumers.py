@@ -16,6 +16,7 @@ swapped out of band by htmx's ws extension) or one JSON presence line
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -26,6 +27,7 @@ from combat.models import Battle
 from vtt.models import Membership
 
 MAX_MESSAGE = 2048
+RECHECK_SECONDS = 30.0  # an open socket re-checks its membership this often (at the next push)
 
 
 def _access(user: Any, battle_id: int) -> tuple[str, int] | None:
@@ -64,7 +66,9 @@ class BattleConsumer(AsyncWebsocketConsumer):
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
         self.role, _ = access
+        self.user = user
         self.user_id = str(user.pk)
+        self.checked_at = time.monotonic()
         self.vclass = live.vclass_of(self.role)
         self.groups_joined = [live.battle_group(self.battle_id), live.user_group(self.battle_id, self.user_id)]
         for group in self.groups_joined:
@@ -100,10 +104,23 @@ class BattleConsumer(AsyncWebsocketConsumer):
 
     async def battle_push(self, event: dict[str, Any]) -> None:
         """Pick this socket's bytes: its class's regions, and a player's own regions."""
+        if time.monotonic() - self.checked_at > RECHECK_SECONDS and not await self._still_member():
+            return
         html = event[self.vclass]
         if self.vclass == "pl":
             html += event["users"].get(self.user_id, "")
         await self.send(text_data=html)
+
+    async def _still_member(self) -> bool:
+        """A member removed from the campaign stops receiving the table; a changed role takes effect."""
+        access = await database_sync_to_async(_access)(self.user, self.battle_id)
+        self.checked_at = time.monotonic()
+        if access is None:
+            await self.close(code=4403)
+            return False
+        self.role, _ = access
+        self.vclass = live.vclass_of(self.role)
+        return True
 
     async def _presence(self, kind: str, online: bool) -> None:
         message = {"type": kind, "user": self.user_id, "online": online, "reply_to": self.channel_name}

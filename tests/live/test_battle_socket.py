@@ -149,3 +149,30 @@ async def test_presence_is_announced_to_the_table(live_table):
         assert {"presence": {str(users["player"].pk): False}} in left
     finally:
         await gm.disconnect()
+
+
+async def test_a_member_removed_from_the_campaign_stops_receiving_the_table(live_table):
+    users, campaign, battle, cookies = live_table
+    player = await _connect(battle.pk, cookies["player"])
+    try:
+        await frames(player, 0.2)
+        await database_sync_to_async(campaign.memberships.filter(user=users["player"]).delete)()
+        # The socket re-checks at its next push once RECHECK_SECONDS have passed.
+        from combat import consumers
+
+        old = consumers.RECHECK_SECONDS
+        consumers.RECHECK_SECONDS = 0.0
+        try:
+            await database_sync_to_async(_gm_skips)(battle, users["gm"])
+            output = await player.receive_output(timeout=2)
+        finally:
+            consumers.RECHECK_SECONDS = old
+        assert output == {"type": "websocket.close", "code": 4403}
+    finally:
+        await player.disconnect()
+
+
+def _gm_skips(battle, gm):
+    battle.refresh_from_db()
+    result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
+    assert result.ok, result.reason
