@@ -307,7 +307,9 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
         "round": state.round,
         "ruleset": ruleset,
         "board_kind": ruleset.board,
-        "diagonal": ruleset.key != "mist",
+        # Mist counts cardinal steps (MIST-RANGE-1); the others let a diagonal step count as one.
+        "diagonal": state.options.get("grid_metric", "manhattan" if ruleset.key == "mist" else "chebyshev")
+        == "chebyshev",
         "width": state.width,
         "height": state.height,
         "cols": range(state.width),
@@ -356,15 +358,27 @@ def _option_dict(option: Any, state: BattleState, actor: Any) -> dict[str, Any]:
     d["target_choices"] = [
         (cid, state.combatants[cid].name) for cid in d["targets"] if cid in state.combatants
     ]
-    # What battle.js needs to highlight targets, squares and preview a path.
+    # What battle.js needs to highlight targets, squares, an area's shape and preview a path.
     d["pick"] = {
         "kind": d["kind"],
         "targets": d["targets"],
         "squares": d["squares"],
         "from": actor.pos,
         "path": d["kind"] == "move",
+        "area": _area_of(state, d["params"].get("ability")) if d["squares"] else 0,
     }
     return d
+
+
+def _area_of(state: BattleState, ref: Any) -> int:
+    """The radius of an area ability, from the content definitions (data, ENG-10), or 0."""
+    if not isinstance(ref, str):
+        return 0
+    pack = getattr(get_ruleset(state.ruleset), "content", None) or {}
+    custom = (state.extra.get("content") or {}).get("abilities") or {}
+    definition = custom.get(ref) or (pack.get("abilities") or {}).get(ref) or {}
+    area = definition.get("area", 0) if isinstance(definition, dict) else 0
+    return area if isinstance(area, int) and 0 < area <= 20 else 0
 
 
 def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:

@@ -238,6 +238,25 @@
     return path.length && path[0][0] === from[0] && path[0][1] === from[1] ? path : [];
   }
 
+  // The squares an area ability would hit around ``at`` (the board's metric, like the engine's).
+  function drawArea(at) {
+    highlight();
+    var radius = mode && mode.option.area;
+    if (!radius) { return; }
+    var b = board();
+    var cols = parseInt(b.dataset.width, 10);
+    var rows = parseInt(b.dataset.height, 10);
+    var diagonal = b.dataset.diagonal === "1";
+    for (var x = at[0] - radius; x <= at[0] + radius; x++) {
+      for (var y = at[1] - radius; y <= at[1] + radius; y++) {
+        var dx = Math.abs(x - at[0]);
+        var dy = Math.abs(y - at[1]);
+        var far = diagonal ? Math.max(dx, dy) : dx + dy;
+        if (x >= 0 && y >= 0 && x < cols && y < rows && far <= radius) { square(x, y, "area"); }
+      }
+    }
+  }
+
   function drawPath(to) {
     highlight();
     if (!mode || mode.type !== "pick" || !mode.option.path || !mode.option.from) { return 0; }
@@ -306,7 +325,8 @@
     }
     if (!sq || !inList(opt.squares, sq)) { setHint("Out of reach: tap a highlighted square."); return; }
     form.querySelector("[name=square]").value = sq[0] + "," + sq[1];
-    var steps = drawPath(sq);
+    if (opt.area) { drawArea(sq); }
+    var steps = opt.area ? 0 : drawPath(sq);
     confirmThen(mode.label + " to column " + (sq[0] + 1) + ", row " + (sq[1] + 1) + (steps ? " (" + steps + " squares)" : "") + "?", form);
   }
 
@@ -334,9 +354,12 @@
   });
 
   root.addEventListener("pointermove", function (e) {
-    if (!mode || mode.type !== "pick" || !mode.option.path || e.pointerType === "touch" || !e.target.closest("#board")) { return; }
+    if (!mode || mode.type !== "pick" || e.pointerType === "touch" || !e.target.closest("#board")) { return; }
+    if (!mode.option.path && !mode.option.area) { return; }
     var sq = cellAt(e);
-    if (sq && inList(mode.option.squares, sq)) { drawPath(sq); }
+    if (sq && inList(mode.option.squares, sq)) {
+      if (mode.option.area) { drawArea(sq); } else { drawPath(sq); }
+    }
   });
 
   root.addEventListener("change", function (e) {

@@ -22,6 +22,21 @@ def test_the_gm_sees_every_region_and_exact_monster_hp(client):
     assert 'ws-connect="/ws/battles/' in html
 
 
+def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(client):
+    users, _, battle = table()
+    client.force_login(users["player"])
+    html = client.get(f"/battles/{battle.pk}/").content.decode()
+    assert "Your turn: Ayla" in html
+    # Fire Bolt names its valid target; Flame Burst its squares in range and its area (radius 1).
+    assert 'data-label="Fire Bolt"' in html and "&quot;targets&quot;:[&quot;c3&quot;]" in html
+    burst = html[html.index('data-label="Flame Burst"') - 400:html.index('data-label="Flame Burst"')]
+    assert "&quot;area&quot;:1" in burst
+    # Recover has nothing to recover from: greyed with the reason.
+    assert "No status to recover from." in html
+    client.force_login(users["other_player"])
+    assert "Waiting: Ayla's turn" in client.get(f"/battles/{battle.pk}/").content.decode()
+
+
 @pytest.mark.parametrize("ruleset", sorted(__import__("combat.engine.rulesets", fromlist=["RULESETS"]).RULESETS))
 def test_the_page_renders_for_every_ruleset_in_setup_and_in_play(client, ruleset):
     from combat import services
