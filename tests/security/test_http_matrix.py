@@ -129,6 +129,7 @@ def test_every_url_pattern_is_in_the_matrix():
     covered = {name for _, name, *_ in MATRIX}
     assert routed - covered == set(), "views without permission cases: add rows to MATRIX"
     assert covered - routed == set()
+    assert len(CASES) == len(ROLES) * len(MATRIX) >= len(ROLES) * len(routed)
     print(f"\npermission matrix (HTTP): {len(CASES)} cases over {len(routed)} named URLs")
 
 
