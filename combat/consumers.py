@@ -27,6 +27,7 @@ from combat.models import Battle
 from vtt.models import Membership
 
 MAX_MESSAGE = 2048
+SYNC_EVERY = 1.0  # seconds between two full renders asked by one socket
 RECHECK_SECONDS = 30.0  # an open socket re-checks its membership this often (at the next push)
 
 
@@ -91,6 +92,10 @@ class BattleConsumer(AsyncWebsocketConsumer):
             return
         if not isinstance(message, dict) or message.get("type") != "sync":
             return
+        now = time.monotonic()
+        if now - getattr(self, "synced_at", -SYNC_EVERY) < SYNC_EVERY:
+            return  # a full render costs a read and a render: at most one per socket per SYNC_EVERY
+        self.synced_at = now
         seen = message.get("seq")
         fresh = await database_sync_to_async(_fresh)(self.battle_id, self.role, self.user_id)
         if fresh is None:

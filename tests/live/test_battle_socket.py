@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 from channels.db import database_sync_to_async
 
-from combat import services
+from combat import consumers, services
 from tests.live.conftest import communicator, frames, presence_lines
 from tests.live.table import SECRET_HP, current
 
@@ -121,7 +122,11 @@ async def test_reconnecting_behind_the_seq_brings_every_region(live_table):
         html = "".join(await frames(comm, 1.5, until='id="battle-seq"'))
         for region in ('id="board"', 'id="tracker"', 'id="log"', 'id="actions"', 'id="prompt"', 'id="sheet"'):
             assert region in html
-        # Up to date: nothing is sent.
+        # Asking again at once is not served (one full render per socket per second)...
+        await comm.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
+        assert await frames(comm, 0.3) == []
+        # ...and a page that is up to date gets nothing.
+        await asyncio.sleep(consumers.SYNC_EVERY)
         fresh = await database_sync_to_async(lambda: type(battle).objects.get(pk=battle.pk).seq)()
         await comm.send_to(text_data=json.dumps({"type": "sync", "seq": fresh, "reconnect": False}))
         assert await frames(comm, 0.5) == []
@@ -158,8 +163,6 @@ async def test_a_member_removed_from_the_campaign_stops_receiving_the_table(live
         await frames(player, 0.2)
         await database_sync_to_async(campaign.memberships.filter(user=users["player"]).delete)()
         # The socket re-checks at its next push once RECHECK_SECONDS have passed.
-        from combat import consumers
-
         old = consumers.RECHECK_SECONDS
         consumers.RECHECK_SECONDS = 0.0
         try:
