@@ -22,7 +22,7 @@ from combat.engine.autoplay import random_action
 from combat.engine.context import rules_for
 from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
 from combat.engine.dice import Dice
-from combat.engine.rulesets.paradigm_pack import HEROES, MONSTERS, STARTER
+from combat.engine.rulesets.paradigm_content import HEROES, MONSTERS, STARTER
 
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
 

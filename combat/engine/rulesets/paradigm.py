@@ -7,7 +7,7 @@ switches, antagonists first: PARA-JOB-1/2); round 1 starts with an extra
 Paradigm Phase. Turns spend AP by tier (PARA-AP-1/2) on the actions of
 PARA-ACT-*; eidolons follow PARA-EID-1..5. Rules reading the state are in
 ``paradigm_rules``, actions in ``paradigm_play``, phases in
-``paradigm_phases``, content (ENG-10) in ``paradigm_pack``.
+``paradigm_phases``, content (ENG-10) in ``paradigm_content``.
 
 Action kinds: ``attack {targets}``, ``ability {ability, targets?}``,
 ``item {item, targets?}``, ``change_row {}``, ``hold {targets}``,
@@ -34,7 +34,7 @@ from combat.engine.actions import ActionOption
 from combat.engine.dice import check_expr
 from combat.engine.rulesets import paradigm_phases, paradigm_play
 from combat.engine.rulesets.base import Ruleset, roll_initiative
-from combat.engine.rulesets.paradigm_pack import HEROES, MONSTERS, STARTER, validate_paradigm_content
+from combat.engine.rulesets.paradigm_content import HEROES, MONSTERS, STARTER, validate_paradigm_content
 from combat.engine.rulesets.paradigm_play import (
     flee_problem,
     gate,

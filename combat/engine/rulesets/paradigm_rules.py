@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.rulesets.paradigm_pack import STARTER
+from combat.engine.rulesets.paradigm_content import STARTER
 
 if TYPE_CHECKING:
     from combat.engine.state import BattleState, Combatant
