@@ -179,6 +179,7 @@ def test_an_oversized_post_is_refused_with_400(world):
     big = "x" * (django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10)
     response = player.post(_act_url(world), {"kind": "end_turn", "params": big}, HTTP_HX_REQUEST="true")
     assert response.status_code == 400
+    assert "Bad request" in response.content.decode()  # the site's 400 page, said in words
     assert fingerprint(world["battle"].pk) == before
 
 
