@@ -30,13 +30,14 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+RUNNING_TESTS = "pytest" in sys.modules or bool(os.environ.get("PYTEST_VERSION"))
 DEV_SECRET_KEY = "dev-insecure-secret-key-do-not-use-in-production"
 DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY") or DEV_SECRET_KEY  # set but empty counts as unset
 if SECRET_KEY == DEV_SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (production).")
-    if "pytest" not in sys.modules and not os.environ.get("PYTEST_VERSION"):
+    if not RUNNING_TESTS:
         warnings.warn("Using the development SECRET_KEY: set SECRET_KEY and DEBUG=0 in production.", stacklevel=1)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
@@ -93,7 +94,9 @@ TEMPLATES = [
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")))}
+    # Persistent connections in production; none under tests, where worker threads would keep them open.
+    max_age = int(os.environ.get("DB_CONN_MAX_AGE", "0" if RUNNING_TESTS else "60"))
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=max_age)}
 else:
     DATABASES = {
         "default": {
@@ -133,7 +136,6 @@ AUTH_PASSWORD_VALIDATORS = [
 # username from one address, that pair is locked out for AXES_COOLOFF_TIME hours.
 # Off by default under pytest only, because Django's test client ``login()``
 # authenticates without a request, which axes refuses; tests/security turns it on.
-RUNNING_TESTS = "pytest" in sys.modules or bool(os.environ.get("PYTEST_VERSION"))
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
