@@ -7,8 +7,10 @@ battle, each logged in over HTTP with a real session cookie), then in every
 battle the seat controlling the current combatant acts through HTTP in a loop
 (a move to a legal square or the end of its turn). For each action it measures
 the time from sending the POST to the moment every client of that battle has
-received a frame with the new seq. After each update a battle waits
-``--think-ms`` (default 1 s: a quick player) before its next action;
+received a frame with the new seq. After each update a battle waits about
+``--think-ms`` (default 1 s, a quick player; drawn between half and one and a
+half times that, and tables start at random offsets, so they do not act in
+lockstep) before its next action;
 ``--think-ms 0`` is a closed loop. Bounded by an action count per battle and a
 time limit. The machine's load average is printed: other work on the same
 cores moves every figure.
@@ -243,6 +245,8 @@ class Table:
 async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: int, warmup: int, stop_at: float,
                    think: float, lat: list[float], post_ms: list[float], rng: random.Random) -> int:
     done = 0
+    if think:
+        await asyncio.sleep(rng.uniform(0, think))  # tables do not start in step
     while done < actions + warmup and time.perf_counter() < stop_at:
         frame = table.gm_frame
         seq = table.min_seq()
@@ -279,7 +283,7 @@ async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: in
             post_ms.append((t1 - t0) * 1000)
         done += 1
         if think:
-            await asyncio.sleep(think)
+            await asyncio.sleep(rng.uniform(0.5, 1.5) * think)  # players differ; no lockstep bursts
     return max(0, done - warmup)
 
 
