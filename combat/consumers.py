@@ -15,6 +15,7 @@ swapped out of band by htmx's ws extension) or one JSON presence line
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -27,7 +28,7 @@ from combat.models import Battle
 from vtt.models import Membership
 
 MAX_MESSAGE = 2048
-SYNC_EVERY = 1.0  # seconds between two full renders asked by one socket
+SYNC_EVERY = 0.25  # seconds between two full renders asked by one socket
 RECHECK_SECONDS = 30.0  # an open socket re-checks its membership this often (at the next push)
 
 
@@ -53,6 +54,9 @@ class BattleConsumer(AsyncWebsocketConsumer):
     """One socket per open battle page."""
 
     groups_joined: list[str]
+    sync_task: asyncio.Task | None = None
+    sync_request: dict[str, Any] | None = None
+    synced_at: float = float("-inf")
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -78,6 +82,8 @@ class BattleConsumer(AsyncWebsocketConsumer):
         await self._presence("presence.hello", True)
 
     async def disconnect(self, code: int) -> None:
+        if self.sync_task is not None:
+            self.sync_task.cancel()
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "groups_joined", None):
@@ -92,10 +98,27 @@ class BattleConsumer(AsyncWebsocketConsumer):
             return
         if not isinstance(message, dict) or message.get("type") != "sync":
             return
-        now = time.monotonic()
-        if now - getattr(self, "synced_at", -SYNC_EVERY) < SYNC_EVERY:
-            return  # a full render costs a read and a render: at most one per socket per SYNC_EVERY
-        self.synced_at = now
+        # A full render costs a read and a render: at most one per socket per
+        # SYNC_EVERY. A sync asked sooner is answered when the window opens;
+        # several asked meanwhile are answered once, with the latest request.
+        self.sync_request = message
+        if self.sync_task is not None and not self.sync_task.done():
+            return
+        wait = self.synced_at + SYNC_EVERY - time.monotonic()
+        if wait <= 0:
+            await self._send_fresh()
+        else:
+            self.sync_task = asyncio.get_running_loop().create_task(self._sync_after(wait))
+
+    async def _sync_after(self, wait: float) -> None:
+        await asyncio.sleep(wait)
+        await self._send_fresh()
+
+    async def _send_fresh(self) -> None:  # (not "_sync": Channels reads that name as "sync consumer")
+        message, self.sync_request = self.sync_request, None
+        if message is None:
+            return
+        self.synced_at = time.monotonic()
         seen = message.get("seq")
         fresh = await database_sync_to_async(_fresh)(self.battle_id, self.role, self.user_id)
         if fresh is None:
