@@ -28,12 +28,31 @@ def tojson(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
+ABBREVIATIONS = {"mp", "lp", "ap", "hp", "pdr", "sdr"}
+
+
+def _resource_words(name: str, amount: int | None = None) -> str:
+    words = name.replace("_", " ")
+    if words in ABBREVIATIONS:
+        return words.upper()
+    if amount == 1 and words.endswith("s") and not words.endswith("ss"):
+        return words[:-1]
+    return words
+
+
 @register.filter
 def cost_text(cost: dict[str, int] | None) -> str:
-    """``{"actions": 1, "mp": 5}`` -> ``"1 actions, 5 mp"``."""
+    """``{"actions": 1, "mp": 5}`` -> ``"1 action, 5 MP"``."""
     if not cost:
         return "free"
-    return ", ".join(f"{amount} {name.replace('_', ' ')}" for name, amount in cost.items())
+    return ", ".join(f"{amount} {_resource_words(name, amount)}" for name, amount in cost.items())
+
+
+@register.filter
+def resource_name(name: str) -> str:
+    """A resource's label: ``mp`` -> ``MP``, ``actions`` -> ``Actions``."""
+    words = _resource_words(name)
+    return words if words.isupper() else words[:1].upper() + words[1:]
 
 
 @register.filter

@@ -68,3 +68,13 @@ def test_the_page_renders_for_every_ruleset_in_setup_and_in_play(client, ruleset
             html = response.content.decode()
             assert 'id="board"' in html and "Hero" in html and "Foe" in html
             assert ("board-rows" in html) == rows
+
+
+def test_costs_and_resources_read_as_words():
+    from combat.templatetags.battle_tags import cost_text, resource_name
+
+    assert cost_text({"actions": 1, "mp": 5}) == "1 action, 5 MP"
+    assert cost_text({"slots": 2}) == "2 slots"
+    assert cost_text({}) == "free"
+    assert resource_name("lp") == "LP"
+    assert resource_name("interrupt") == "Interrupt"
