@@ -94,8 +94,9 @@ TEMPLATES = [
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    # Persistent connections in production; none under tests, where worker threads would keep them open.
-    max_age = int(os.environ.get("DB_CONN_MAX_AGE", "0" if RUNNING_TESTS else "60"))
+    # No persistent connections by default: under ASGI each request context runs in its own
+    # thread, and a kept connection per thread exhausts PostgreSQL's clients.
+    max_age = int(os.environ.get("DB_CONN_MAX_AGE", "0"))
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=max_age)}
 else:
     DATABASES = {
