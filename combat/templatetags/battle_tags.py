@@ -43,9 +43,8 @@ def _resource_words(name: str, amount: int | None = None) -> str:
 @register.filter
 def cost_text(cost: dict[str, int] | None) -> str:
     """``{"actions": 1, "mp": 5}`` -> ``"1 action, 5 MP"``."""
-    if not cost:
-        return "free"
-    return ", ".join(f"{amount} {_resource_words(name, amount)}" for name, amount in cost.items())
+    parts = [f"{amount} {_resource_words(name, amount)}" for name, amount in (cost or {}).items() if amount]
+    return ", ".join(parts) or "free"
 
 
 @register.filter

@@ -76,5 +76,6 @@ def test_costs_and_resources_read_as_words():
     assert cost_text({"actions": 1, "mp": 5}) == "1 action, 5 MP"
     assert cost_text({"slots": 2}) == "2 slots"
     assert cost_text({}) == "free"
+    assert cost_text({"slots": 0}) == "free"
     assert resource_name("lp") == "LP"
     assert resource_name("interrupt") == "Interrupt"
