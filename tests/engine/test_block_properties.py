@@ -12,18 +12,27 @@ state (also for every shorter prefix: undo).
 
 from __future__ import annotations
 
-import json
 import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combat.engine.actions import Action, Refusal
-from combat.engine.autoplay import random_action
-from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
+from combat.engine.core import decide, new_battle_event, replay, resolve
 from combat.engine.dice import Dice
 from combat.engine.rulesets import action_block_rules as R
 from combat.engine.rulesets.action_block_content import HEROES, MONSTERS, STARTER
+from tests.engine.properties import (
+    accepted_or_refused_cleanly,
+    build_battle,
+    gm_action,
+    junk_actions,
+    others_are_refused,
+    play_out,
+    play_random,
+    random_roster,
+    starter_roster,
+)
 
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
 WIDTH, HEIGHT, WALL = 8, 6, [4, 2]
@@ -61,35 +70,19 @@ def _check_invariants(state, log, dead):
 
 
 def _others_are_refused(state, action, rng):
-    """Someone other than the one allowed to act is refused, and nothing changes."""
-    allowed = state.pending.combatant if state.pending else action.actor
-    others = [cid for cid in state.combatants if cid != allowed]
-    if not others:
-        return
-    intruder = rng.choice(others)
-    before = state.to_dict()
-    if state.pending:
-        p = state.pending
-        out = decide(state, Action("answer", intruder, {"decision": p.id, "choice": p.default}), Dice(0))
-        assert isinstance(out, Refusal)
-        assert isinstance(decide(state, Action("end_turn", state.current().id), Dice(0)), Refusal)
-    else:
-        assert isinstance(decide(state, Action("end_turn", intruder), Dice(0)), Refusal)
-    assert legal_actions(state, intruder) == []
-    assert state.to_dict() == before
+    """Someone other than the one allowed to act is refused (the current combatant waits on a question)."""
+    others_are_refused(state, action, rng, message=None, current_waits=True)
 
 
 def _gm_action(state, rng):
-    c = rng.choice(list(state.combatants.values()))
-    roll = rng.random()
-    if roll < 0.4:
-        return Action("gm.set_hp", None, {"combatant": c.id, "hp": rng.randint(0, c.max_hp)})
-    if roll < 0.7:
-        return Action("gm.add_status", None, {"combatant": c.id, "status": rng.choice(sorted(STARTER["statuses"])),
-                                              "power": 0, "duration": rng.randint(1, 3)})
-    if roll < 0.8 and state.pending is None:
-        return Action("gm.skip_turn", None, {})
-    return Action("gm.move", None, {"combatant": c.id, "pos": [rng.randrange(WIDTH), rng.randrange(HEIGHT)]})
+    return gm_action(state, rng, STARTER["statuses"], lambda r: {"pos": [r.randrange(WIDTH), r.randrange(HEIGHT)]},
+                     power=lambda r: 0, cuts=(0.4, 0.7, 0.8))
+
+
+def _gm_alone_answers(state, action):
+    if action.kind == "answer" and state.pending.gm_only:  # BLOCK-INS-1: the GM alone
+        p = state.pending
+        assert isinstance(decide(state, Action("answer", p.combatant, {"choice": p.default}), Dice(0)), Refusal)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -110,50 +103,11 @@ def test_random_block_battles_keep_invariants_and_replay(party, enemies, seed, o
     # RULE: BLOCK-RES-4
     # RULE: BLOCK-HP-2
     rng = random.Random(seed)
-    log = [new_battle_event("action-block", options, seed, WIDTH, HEIGHT, [WALL])]
-    state = replay(log)
-    for i, (sheet, pc) in enumerate(party):
-        params = {"name": f"P{i}", "side": "party", "kind": "pc" if pc else "npc", "sheet": sheet,
-                  "controller": str(i) if pc else None, "pos": [0, i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    for i, (sheet, _) in enumerate(enemies):
-        params = {"name": f"E{i}", "side": "enemy", "sheet": sheet, "pos": [WIDTH - 1 - i % 2, HEIGHT - 1 - i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
-    log += events
+    roster = random_roster(party, enemies, lambda i: [0, i], lambda i: [WIDTH - 1 - i % 2, HEIGHT - 1 - i])
+    log, state = build_battle("action-block", options, seed, WIDTH, HEIGHT, roster, [WALL])
     dead: set[str] = set()
-    snapshots = {len(log): state.to_dict()}
-    _check_invariants(state, log, dead)
-    for _ in range(steps):
-        action = _gm_action(state, rng) if rng.random() < 0.06 else random_action(state, rng, 0.1)
-        if action is None:
-            break
-        if action.kind != "answer" and not action.kind.startswith("gm."):
-            _others_are_refused(state, action, rng)
-        if action.kind == "answer" and state.pending.gm_only:  # BLOCK-INS-1: the GM alone
-            p = state.pending
-            assert isinstance(decide(state, Action("answer", p.combatant, {"choice": p.default}), Dice(0)), Refusal)
-        before = state.to_dict()
-        out = resolve(state, action, Dice(seed, state.seq))
-        assert state.to_dict() == before  # deciding never mutates
-        if isinstance(out, Refusal):
-            assert action.kind.startswith("gm."), (action, out)  # legal actions are always accepted
-            continue
-        events, new_state = out
-        folded = state
-        for e in events:
-            folded = apply(folded, e)
-        assert folded.to_dict() == new_state.to_dict()
-        state = new_state
-        log += events
-        _check_invariants(state, log, dead)
-        snapshots[len(log)] = state.to_dict()
-    rebuilt = replay(json.loads(json.dumps([e.to_dict() for e in log])))
-    assert rebuilt.to_dict() == state.to_dict()
-    cut = rng.choice(sorted(snapshots))  # undo back to any earlier action boundary
-    assert replay(log[:cut]).to_dict() == snapshots[cut]
+    play_random(state, log, rng, seed, steps, check=lambda s, lg: _check_invariants(s, lg, dead), gm=_gm_action,
+                gm_rate=0.06, end_turn_weight=0.1, refused=_others_are_refused, before_step=_gm_alone_answers)
 
 
 @settings(max_examples=15, deadline=None)
@@ -162,36 +116,12 @@ def test_whole_battles_with_the_starter_party_replay_identically(seed, restore):
     # RULE: ENG-1
     # RULE: ENG-5
     rng = random.Random(seed)
-    log = [new_battle_event("action-block", {"points_restore": restore}, seed, 12, 10, [[6, 4], [6, 5]])]
-    state = replay(log)
-    roster = [(n, "party", s) for n, s in HEROES.items()] + [(n, "enemy", s) for n, s in MONSTERS.items()]
-    for i, (name, side, sheet) in enumerate(roster):
-        params = {"name": name, "side": side, "sheet": sheet, "controller": str(i) if side == "party" else None,
-                  "pos": [0 if side == "party" else 11, 2 * i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
-    log += events
+    log, state = build_battle("action-block", {"points_restore": restore}, seed, 12, 10,
+                              starter_roster(HEROES, MONSTERS, 11), [[6, 4], [6, 5]])
     dead: set[str] = set()
-    for _ in range(400):
-        action = random_action(state, rng)
-        if action is None:
-            break
-        out = resolve(state, action, Dice(seed, state.seq))
-        assert not isinstance(out, Refusal), (action, out)
-        events, state = out
-        log += events
-        _check_invariants(state, log, dead)
-    assert replay(log).to_dict() == state.to_dict()
+    play_out(state, log, rng, seed, 400, lambda s, lg: _check_invariants(s, lg, dead))
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=8)
-    | st.sampled_from(["c1", "c2", "longsword", "tesla", "ember", "taunt", "sweep", "empower", "dodge", "block",
-                       "heavy_block+shield_block", "none", "insane", "obstruct"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=8,
-)
 TEMPLATES = {
     "attack": {"weapon": "longsword", "targets": ["c2"], "modifiers": ["sweep"]}, "grapple": {"targets": ["c2"]},
     "break_free": {}, "move": {"to": [1, 3]}, "cast_spell": {"spell": "ember", "modifiers": ["empower"]},
@@ -200,12 +130,9 @@ TEMPLATES = {
     "gm.set_hp": {"combatant": "c1", "hp": 3}, "gm.add_status": {"combatant": "c1", "status": "grappled"},
     "gm.set_resource": {"combatant": "c1", "resource": "speed", "value": 1},
 }
-PARAM_KEYS = sorted({k for t in TEMPLATES.values() for k in t} | {"path", "decision"})
-actions = st.sampled_from(sorted(TEMPLATES)).flatmap(lambda k: st.tuples(
-    st.just(k),
-    st.dictionaries(st.sampled_from(sorted(TEMPLATES[k])) if TEMPLATES[k] else st.sampled_from(PARAM_KEYS),
-                    json_values, max_size=2).map(lambda junk: {**TEMPLATES[k], **junk}),
-))
+actions = junk_actions(TEMPLATES, ["c1", "c2", "longsword", "tesla", "ember", "taunt", "sweep", "empower", "dodge",
+                                   "block", "heavy_block+shield_block", "none", "insane", "obstruct"],
+                       {"path", "decision"})
 
 
 @settings(max_examples=300, deadline=None)
@@ -227,12 +154,5 @@ def test_any_input_is_accepted_or_refused_cleanly(action, actor, pending):
         events, state = resolve(state, Action("attack", "c1", {"weapon": "longsword", "targets": ["c2"]}), Dice(1))
         log += events
         assert state.pending is not None
-    before = state.to_dict()
     kind, params = action
-    if actor == "current":
-        actor = state.pending.combatant if state.pending else state.current().id if state.current() else None
-    out = resolve(state, Action(kind, actor, params), Dice(2))
-    assert state.to_dict() == before
-    if not isinstance(out, Refusal):
-        assert replay(log + out[0]).to_dict() == out[1].to_dict()
-        json.dumps([e.to_dict() for e in out[0]])
+    accepted_or_refused_cleanly(state, log, kind, actor, params)

@@ -9,18 +9,21 @@ incrementally applied state (also for every shorter prefix: undo).
 
 from __future__ import annotations
 
-import json
 import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combat.engine.actions import Action, Refusal
-from combat.engine.autoplay import random_action
-from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
-from combat.engine.dice import Dice
 from combat.engine.rulesets.mist_content import HEROES, MONSTERS, STARTER
 from combat.engine.rulesets.mist_play import can_act
+from tests.engine.properties import (
+    build_battle,
+    gm_action,
+    play_out,
+    play_random,
+    random_roster,
+    starter_roster,
+)
 
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
 WIDTH, HEIGHT, WALL = 8, 6, [4, 2]
@@ -54,34 +57,9 @@ def _check_invariants(state, log):
         assert state.current() is not None and can_act(state.current())
 
 
-def _others_are_refused(state, action, rng):
-    allowed = state.pending.combatant if state.pending else action.actor
-    others = [cid for cid in state.combatants if cid != allowed]
-    if not others:
-        return
-    intruder = rng.choice(others)
-    before = state.to_dict()
-    if state.pending:
-        p = state.pending
-        out = decide(state, Action("answer", intruder, {"decision": p.id, "choice": p.default}), Dice(0))
-        assert out == Refusal("This question is not addressed to that combatant.")
-    else:
-        assert isinstance(decide(state, Action("end_turn", intruder), Dice(0)), Refusal)
-    assert legal_actions(state, intruder) == []
-    assert state.to_dict() == before
-
-
 def _gm_action(state, rng):
-    c = rng.choice(list(state.combatants.values()))
-    roll = rng.random()
-    if roll < 0.4:
-        return Action("gm.set_hp", None, {"combatant": c.id, "hp": rng.randint(0, c.max_hp)})
-    if roll < 0.8:
-        return Action("gm.add_status", None, {"combatant": c.id, "status": rng.choice(sorted(STARTER["statuses"])),
-                                              "duration": rng.randint(1, 3)})
-    if roll < 0.9 and state.pending is None:
-        return Action("gm.skip_turn", None, {})
-    return Action("gm.move", None, {"combatant": c.id, "pos": [rng.randrange(WIDTH), rng.randrange(HEIGHT)]})
+    return gm_action(state, rng, STARTER["statuses"],
+                     lambda r: {"pos": [r.randrange(WIDTH), r.randrange(HEIGHT)]})
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,46 +81,10 @@ def test_random_mist_battles_keep_invariants_and_replay(party, enemies, seed, op
     # RULE: ENG-8
     # RULE: MIST-RAMP-3
     rng = random.Random(seed)
-    log = [new_battle_event("mist", options, seed, WIDTH, HEIGHT, [WALL])]
-    state = replay(log)
-    for i, (sheet, pc) in enumerate(party):
-        params = {"name": f"P{i}", "side": "party", "kind": "pc" if pc else "npc", "sheet": sheet,
-                  "controller": str(i) if pc else None, "pos": [0, i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    for i, (sheet, _) in enumerate(enemies):
-        params = {"name": f"E{i}", "side": "enemy", "sheet": sheet, "pos": [WIDTH - 1, HEIGHT - 1 - i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
-    log += events
-    snapshots = {len(log): state.to_dict()}
-    _check_invariants(state, log)
-    for _ in range(steps):
-        action = _gm_action(state, rng) if rng.random() < 0.06 else random_action(state, rng, 0.1)
-        if action is None:
-            break
-        if action.kind != "answer" and not action.kind.startswith("gm."):
-            _others_are_refused(state, action, rng)
-        before = state.to_dict()
-        out = resolve(state, action, Dice(seed, state.seq))
-        assert state.to_dict() == before  # deciding never mutates
-        if isinstance(out, Refusal):
-            assert action.kind.startswith("gm."), (action, out)  # legal actions are always accepted
-            continue
-        events, new_state = out
-        folded = state
-        for e in events:
-            folded = apply(folded, e)
-        assert folded.to_dict() == new_state.to_dict()
-        state = new_state
-        log += events
-        _check_invariants(state, log)
-        snapshots[len(log)] = state.to_dict()
-    rebuilt = replay(json.loads(json.dumps([e.to_dict() for e in log])))
-    assert rebuilt.to_dict() == state.to_dict()
-    cut = rng.choice(sorted(snapshots))
-    assert replay(log[:cut]).to_dict() == snapshots[cut]
+    roster = random_roster(party, enemies, lambda i: [0, i], lambda i: [WIDTH - 1, HEIGHT - 1 - i])
+    log, state = build_battle("mist", options, seed, WIDTH, HEIGHT, roster, [WALL])
+    play_random(state, log, rng, seed, steps, check=_check_invariants, gm=_gm_action, gm_rate=0.06,
+                end_turn_weight=0.1)
 
 
 @settings(max_examples=15, deadline=None)
@@ -150,23 +92,5 @@ def test_random_mist_battles_keep_invariants_and_replay(party, enemies, seed, op
 def test_whole_mist_battles_with_the_starter_party_replay_identically(seed):
     # RULE: ENG-1
     rng = random.Random(seed)
-    log = [new_battle_event("mist", {}, seed, 12, 10, [[6, 4], [6, 5]])]
-    state = replay(log)
-    roster = [(n, "party", s) for n, s in HEROES.items()] + [(n, "enemy", s) for n, s in MONSTERS.items()]
-    for i, (name, side, sheet) in enumerate(roster):
-        params = {"name": name, "side": side, "sheet": sheet, "controller": str(i) if side == "party" else None,
-                  "pos": [0 if side == "party" else 11, 2 * i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
-    log += events
-    for _ in range(400):
-        action = random_action(state, rng)
-        if action is None:
-            break
-        out = resolve(state, action, Dice(seed, state.seq))
-        assert not isinstance(out, Refusal), (action, out)
-        events, state = out
-        log += events
-        _check_invariants(state, log)
-    assert replay(log).to_dict() == state.to_dict()
+    log, state = build_battle("mist", {}, seed, 12, 10, starter_roster(HEROES, MONSTERS, 11), [[6, 4], [6, 5]])
+    play_out(state, log, rng, seed, 400, _check_invariants)

@@ -10,19 +10,25 @@ undo). Any malformed input is refused cleanly.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combat.engine.actions import Action, Refusal
-from combat.engine.autoplay import random_action
+from combat.engine.actions import Action
 from combat.engine.context import rules_for
-from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
+from combat.engine.core import new_battle_event, replay, resolve
 from combat.engine.dice import Dice
 from combat.engine.rulesets.paradigm_content import HEROES, MONSTERS, STARTER
+from tests.engine.properties import (
+    accepted_or_refused_cleanly,
+    build_battle,
+    gm_action,
+    junk_actions,
+    play_out,
+    play_random,
+)
 
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
 
@@ -59,48 +65,17 @@ def _check_invariants(state, log):
         assert cur is not None and rules.can_take_turn(state, cur) and not cur.extra.get("fled")
 
 
-def _others_are_refused(state, action, rng):
-    allowed = state.pending.combatant if state.pending else action.actor
-    others = [cid for cid in state.combatants if cid != allowed]
-    if not others:
-        return
-    intruder = rng.choice(others)
-    before = state.to_dict()
-    if state.pending:
-        p = state.pending
-        out = decide(state, Action("answer", intruder, {"decision": p.id, "choice": p.default}), Dice(0))
-        assert out == Refusal("This question is not addressed to that combatant.")
-    else:
-        assert isinstance(decide(state, Action("end_turn", intruder), Dice(0)), Refusal)
-    assert legal_actions(state, intruder) == []
-    assert state.to_dict() == before
-
-
 def _gm_action(state, rng):
-    c = rng.choice(list(state.combatants.values()))
-    roll = rng.random()
-    if roll < 0.4:
-        return Action("gm.set_hp", None, {"combatant": c.id, "hp": rng.randint(0, c.max_hp)})
-    if roll < 0.8:
-        return Action("gm.add_status", None, {"combatant": c.id, "status": rng.choice(sorted(STARTER["statuses"])),
-                                              "duration": rng.randint(1, 3)})
-    if roll < 0.9 and state.pending is None:
-        return Action("gm.skip_turn", None, {})
-    return Action("gm.move", None, {"combatant": c.id, "row": rng.choice(["front", "back"])})
+    return gm_action(state, rng, STARTER["statuses"], lambda r: {"row": r.choice(["front", "back"])})
 
 
 def _setup(party, enemies, seed, options):
-    log = [new_battle_event("paradigm", options, seed, 8, 6)]
-    state = replay(log)
     roster = [("P", "party", f) for f in party] + [("E", "enemy", f) for f in enemies]
-    for i, (prefix, side, (sheet, pc, row)) in enumerate(roster):
-        params = {"name": f"{prefix}{i}", "side": side, "sheet": sheet, "row": row,
-                  "kind": "pc" if side == "party" and pc else "npc" if side == "party" else "monster",
-                  "controller": str(i) if side == "party" and pc else None}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
-    return log + events, state
+    params = [{"name": f"{prefix}{i}", "side": side, "sheet": sheet, "row": row,
+               "kind": "pc" if side == "party" and pc else "npc" if side == "party" else "monster",
+               "controller": str(i) if side == "party" and pc else None}
+              for i, (prefix, side, (sheet, pc, row)) in enumerate(roster)]
+    return build_battle("paradigm", options, seed, 8, 6, params)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -124,33 +99,8 @@ def test_random_paradigm_battles_keep_invariants_and_replay(party, enemies, seed
     # RULE: PARA-EID-1
     rng = random.Random(seed)
     log, state = _setup(party, enemies, seed, options)
-    snapshots = {len(log): state.to_dict()}
-    _check_invariants(state, log)
-    for _ in range(steps):
-        action = _gm_action(state, rng) if rng.random() < 0.06 else random_action(state, rng, 0.1)
-        if action is None:
-            break
-        if action.kind != "answer" and not action.kind.startswith("gm."):
-            _others_are_refused(state, action, rng)
-        before = state.to_dict()
-        out = resolve(state, action, Dice(seed, state.seq))
-        assert state.to_dict() == before  # deciding never mutates
-        if isinstance(out, Refusal):
-            assert action.kind.startswith("gm."), (action, out)  # legal actions are always accepted
-            continue
-        events, new_state = out
-        folded = state
-        for e in events:
-            folded = apply(folded, e)
-        assert folded.to_dict() == new_state.to_dict()
-        state = new_state
-        log += events
-        _check_invariants(state, log)
-        snapshots[len(log)] = state.to_dict()
-    rebuilt = replay(json.loads(json.dumps([e.to_dict() for e in log])))
-    assert rebuilt.to_dict() == state.to_dict()
-    cut = rng.choice(sorted(snapshots))  # undo back to any earlier action boundary
-    assert replay(log[:cut]).to_dict() == snapshots[cut]
+    play_random(state, log, rng, seed, steps, check=_check_invariants, gm=_gm_action, gm_rate=0.06,
+                end_turn_weight=0.1)
 
 
 @settings(max_examples=15, deadline=None)
@@ -162,26 +112,10 @@ def test_whole_battles_with_the_starter_cast_end_and_replay_identically(seed):
     party = [(s, True, s["row"]) for s in HEROES.values()]
     enemies = [(s, False, s["row"]) for s in MONSTERS.values()]
     log, state = _setup(party, enemies, seed, {})
-    for _ in range(3000):
-        action = random_action(state, rng)
-        if action is None:
-            break
-        out = resolve(state, action, Dice(seed, state.seq))
-        assert not isinstance(out, Refusal), (action, out)
-        events, state = out
-        log += events
-        _check_invariants(state, log)
+    state = play_out(state, log, rng, seed, 3000, _check_invariants)
     assert state.phase == "ended" and state.result["by"] == "rules"
-    assert replay(log).to_dict() == state.to_dict()
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=8)
-    | st.sampled_from(["c1", "c2", "c3", "fire", "potion", "bomb", "weapon", "armor", "axe", "lever", "keep",
-                       "advance", "job:ranger", "front", "back"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=8,
-)
 TEMPLATES = {
     "attack": {"targets": ["c2"]}, "ability": {"ability": "fire", "targets": ["c2"]},
     "item": {"item": "potion", "targets": ["c1"]}, "change_row": {}, "hold": {"targets": ["c2"]},
@@ -192,13 +126,9 @@ TEMPLATES = {
     "setup.add_combatant": {"name": "X", "side": "enemy", "sheet": {"hp": 3}, "row": "back"},
     "gm.remove_combatant": {"combatant": "c2"}, "nonsense": {},
 }
-PARAM_KEYS = sorted({k for t in TEMPLATES.values() for k in t} | {"target", "decision", "object", "slot"})
-actions = st.sampled_from(sorted(TEMPLATES)).flatmap(lambda k: st.tuples(
-    st.just(k),
-    st.dictionaries(st.sampled_from(sorted(TEMPLATES[k])) if TEMPLATES[k] and k != "nonsense"
-                    else st.sampled_from(PARAM_KEYS), json_values, max_size=2)
-    .map(lambda junk: {**TEMPLATES[k], **junk}),
-))
+actions = junk_actions(TEMPLATES, ["c1", "c2", "c3", "fire", "potion", "bomb", "weapon", "armor", "axe", "lever",
+                                   "keep", "advance", "job:ranger", "front", "back"],
+                       {"target", "decision", "object", "slot"})
 
 
 @settings(max_examples=300, deadline=None)
@@ -219,12 +149,5 @@ def test_any_input_is_accepted_or_refused_cleanly(action, actor, started, jobs):
     if started:
         events, state = resolve(state, Action("setup.start"), Dice(1, 5))
         log += events
-    before = state.to_dict()
     kind, params = action
-    if actor == "current":
-        actor = state.pending.combatant if state.pending else state.current().id if state.current() else None
-    out = resolve(state, Action(kind, actor, params), Dice(2))
-    assert state.to_dict() == before
-    if not isinstance(out, Refusal):
-        assert replay(log + out[0]).to_dict() == out[1].to_dict()
-        json.dumps([e.to_dict() for e in out[0]])
+    accepted_or_refused_cleanly(state, log, kind, actor, params)

@@ -8,17 +8,24 @@ incrementally applied state (also for every shorter prefix: undo).
 
 from __future__ import annotations
 
-import json
 import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combat.engine.actions import Action, Refusal
-from combat.engine.autoplay import random_action
-from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
+from combat.engine.core import new_battle_event, replay, resolve
 from combat.engine.dice import Dice
 from combat.engine.rulesets.luck_content import HEROES, MONSTERS, STARTER
+from tests.engine.properties import (
+    accepted_or_refused_cleanly,
+    build_battle,
+    gm_action,
+    junk_actions,
+    others_are_refused,
+    play_random,
+    random_roster,
+)
 
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
 
@@ -44,35 +51,13 @@ def _check_invariants(state, log):
 
 
 def _others_are_refused(state, action, rng):
-    """Someone other than the one allowed to act is refused, and nothing changes."""
-    allowed = state.pending.combatant if state.pending else action.actor
-    others = [cid for cid in state.combatants if cid != allowed]
-    if not others:
-        return
-    intruder = rng.choice(others)
-    before = state.to_dict()
-    if state.pending:
-        p = state.pending
-        out = decide(state, Action("answer", intruder, {"decision": p.id, "choice": p.default}), Dice(0))
-        assert out == Refusal("This question is not addressed to that combatant.")
-        assert isinstance(decide(state, Action("end_turn", state.current().id), Dice(0)), Refusal)
-    else:
-        assert isinstance(decide(state, Action("end_turn", intruder), Dice(0)), Refusal)
-    assert legal_actions(state, intruder) == []
-    assert state.to_dict() == before
+    """Someone other than the one allowed to act is refused (the current combatant waits on a question)."""
+    others_are_refused(state, action, rng, current_waits=True)
 
 
 def _gm_action(state, rng):
-    c = rng.choice(list(state.combatants.values()))
-    roll = rng.random()
-    if roll < 0.4:
-        return Action("gm.set_hp", None, {"combatant": c.id, "hp": rng.randint(0, c.max_hp)})
-    if roll < 0.8:
-        return Action("gm.add_status", None, {"combatant": c.id, "status": rng.choice(sorted(STARTER["statuses"])),
-                                              "power": rng.randint(0, 12), "duration": rng.randint(1, 3)})
-    if roll < 0.9 and state.pending is None:
-        return Action("gm.skip_turn", None, {})
-    return Action("gm.move", None, {"combatant": c.id, "pos": [rng.randrange(8), rng.randrange(6)]})
+    return gm_action(state, rng, STARTER["statuses"], lambda r: {"pos": [r.randrange(8), r.randrange(6)]},
+                     power=lambda r: r.randint(0, 12))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,54 +78,12 @@ def test_random_luck_battles_keep_invariants_and_replay(party, enemies, seed, op
     # RULE: ENG-1
     # RULE: ENG-8
     rng = random.Random(seed)
-    log = [new_battle_event("luck", options, seed, 8, 6, [[4, 2]])]
-    state = replay(log)
-    for i, (sheet, pc) in enumerate(party):
-        params = {"name": f"P{i}", "side": "party", "kind": "pc" if pc else "npc", "sheet": sheet,
-                  "controller": str(i) if pc else None, "pos": [0, i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    for i, (sheet, _) in enumerate(enemies):
-        params = {"name": f"E{i}", "side": "enemy", "sheet": sheet, "pos": [7, 5 - i]}
-        events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
-        log += events
-    events, state = resolve(state, Action("setup.start"), Dice(seed, state.seq))
-    log += events
-    snapshots = {len(log): state.to_dict()}
-    _check_invariants(state, log)
-    for _ in range(steps):
-        action = _gm_action(state, rng) if rng.random() < 0.08 else random_action(state, rng)
-        if action is None:
-            break
-        if action.kind != "answer" and not action.kind.startswith("gm."):
-            _others_are_refused(state, action, rng)
-        before = state.to_dict()
-        out = resolve(state, action, Dice(seed, state.seq))
-        assert state.to_dict() == before  # deciding never mutates
-        if isinstance(out, Refusal):
-            assert action.kind.startswith("gm."), (action, out)  # legal actions are always accepted
-            continue
-        events, new_state = out
-        folded = state
-        for e in events:
-            folded = apply(folded, e)
-        assert folded.to_dict() == new_state.to_dict()
-        state = new_state
-        log += events
-        _check_invariants(state, log)
-        snapshots[len(log)] = state.to_dict()
-    rebuilt = replay(json.loads(json.dumps([e.to_dict() for e in log])))
-    assert rebuilt.to_dict() == state.to_dict()
-    cut = rng.choice(sorted(snapshots))  # undo back to any earlier action boundary
-    assert replay(log[:cut]).to_dict() == snapshots[cut]
+    roster = random_roster(party, enemies, lambda i: [0, i], lambda i: [7, 5 - i])
+    log, state = build_battle("luck", options, seed, 8, 6, roster, [[4, 2]])
+    play_random(state, log, rng, seed, steps, check=_check_invariants, gm=_gm_action, gm_rate=0.08,
+                refused=_others_are_refused)
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=8) | st.sampled_from(["c1", "c2", "stun", "recover", "weapon:sword", "weapon:claws", "parry", "fire_bolt",
-                                      "flame_burst", "item:healing_potion", "pass", "party", "enemy"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=8,
-)
 TEMPLATES = {
     "move": {"to": [0, 3]}, "ability": {"ability": "recover", "status": "stun"},
     "end_turn": {}, "answer": {"choice": "pass"},
@@ -155,13 +98,9 @@ TEMPLATES = {
     "ability:sword": {"ability": "weapon:sword", "targets": ["c2"], "step": [0, 1]},
     "ability:burst": {"ability": "flame_burst", "square": [1, 0]},
 }
-PARAM_KEYS = sorted({k for t in TEMPLATES.values() for k in t} | {"path", "targets", "decision", "row"})
-actions = st.sampled_from(sorted(TEMPLATES)).flatmap(lambda k: st.tuples(
-    st.just(k.split(":")[0]),
-    st.dictionaries(st.sampled_from(sorted(TEMPLATES[k])) if TEMPLATES[k] and k != "nonsense"
-                    else st.sampled_from(PARAM_KEYS), json_values, max_size=2)
-    .map(lambda junk: {**TEMPLATES[k], **junk}),
-))
+actions = junk_actions(TEMPLATES, ["c1", "c2", "stun", "recover", "weapon:sword", "weapon:claws", "parry", "fire_bolt",
+                                   "flame_burst", "item:healing_potion", "pass", "party", "enemy"],
+                       {"path", "targets", "decision", "row"})
 
 
 @settings(max_examples=300, deadline=None)
@@ -191,12 +130,5 @@ def test_any_input_is_accepted_or_refused_cleanly(action, actor, started, pendin
                     log += out[0]
                     state = out[1]
                     break
-    before = state.to_dict()
     kind, params = action
-    if actor == "current":
-        actor = state.pending.combatant if state.pending else state.current().id if state.current() else None
-    out = resolve(state, Action(kind, actor, params), Dice(2))
-    assert state.to_dict() == before
-    if not isinstance(out, Refusal):
-        assert replay(log + out[0]).to_dict() == out[1].to_dict()
-        json.dumps([e.to_dict() for e in out[0]])
+    accepted_or_refused_cleanly(state, log, kind, actor, params)
