@@ -202,3 +202,43 @@ def valid_path(path: list[Square], width: int, height: int, blocked: set[Square]
 def other_row(row: str) -> str:
     """The other row of the same side (rows boards: PARA-ACT-MOVE)."""
     return "back" if row == "front" else "front"
+
+
+def chosen_path(params: dict, start: Square, width: int, height: int, blocked: set[Square], no_stop: set[Square],
+                allowance: int, diagonal: bool = True, max_len: int | None = None) -> list[Square] | str:
+    """The path a move action asks for, or why it cannot be taken (a message for the player).
+
+    ``params`` holds either a client ``path`` (a list of squares, checked step by
+    step; the start is put in front when missing; at most ``max_len`` squares when
+    given) or a goal ``to`` (shortest path within ``allowance``). The path must take
+    1 to ``allowance`` steps and not end on a ``no_stop`` square.
+    """
+    if "path" in params:
+        raw = params.get("path")
+        if not isinstance(raw, list) or not raw or (max_len is not None and len(raw) > max_len):
+            return "Give the path as a list of squares."
+        squares = [as_square(sq, width, height) for sq in raw]
+        if any(sq is None for sq in squares):
+            return "That square is not on the board."
+        path: list[Square] = squares  # type: ignore[assignment]
+        if path[0] != start:
+            path.insert(0, start)
+        why = valid_path(path, width, height, blocked, diagonal)
+        if why:
+            return why
+    else:
+        goal = as_square(params.get("to"), width, height)
+        if goal is None:
+            return "That square is not on the board."
+        found = find_path(start, goal, width, height, blocked, allowance, diagonal)
+        if found is None:
+            return f"No path of at most {allowance} squares to there."
+        path = found
+    steps = len(path) - 1
+    if steps < 1:
+        return "Choose a square to move to."
+    if steps > allowance:
+        return f"Too far: {steps} squares, at most {allowance}."
+    if path[-1] in no_stop:
+        return "Someone already stands there."
+    return path

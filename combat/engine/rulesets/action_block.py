@@ -49,7 +49,7 @@ from combat.engine.rulesets import action_block_play as P
 from combat.engine.rulesets import action_block_rules as R
 from combat.engine.rulesets import action_block_spells as S
 from combat.engine.rulesets.action_block_content import HEROES, MONSTERS, STARTER
-from combat.engine.rulesets.base import Ruleset
+from combat.engine.rulesets.base import Ruleset, count_down_statuses
 from combat.engine.schema import Field, SheetSchema
 
 if TYPE_CHECKING:
@@ -117,14 +117,9 @@ class ActionBlock(Ruleset):
         "points.drained": "apply_resources", "block.started": "apply_block_started",
     }
     content = STARTER
+    content_check = staticmethod(P.clean_pack)
 
     # --- content (ENG-10) ----------------------------------------------------------------
-    def validate_content(self, pack: Any) -> dict[str, list[str]]:
-        return P.clean_pack(pack)[1]
-
-    def clean_content(self, pack: Any) -> dict[str, Any]:
-        return P.clean_pack(pack)[0]
-
     def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
         return P.check_sheet(state, sheet)
 
@@ -190,15 +185,11 @@ class ActionBlock(Ruleset):
 
     def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
         """Timed statuses count down at the end of their bearer's turn."""
-        for key, st in list(c.statuses.items()):
+        def timed(key: str) -> bool:
             d = P.defn(ctx.state, "statuses", key)
-            if d is not None and not d["timed"]:
-                continue
-            left = int(st.get("duration", 1)) - 1
-            if left <= 0:
-                ctx.emit("status.removed", combatant=c.id, status=key, reason="expired")
-            else:
-                ctx.emit("status.updated", combatant=c.id, status=key, fields={"duration": left})
+            return d is None or bool(d["timed"])
+
+        count_down_statuses(ctx, c, timed)
 
     # --- appliers --------------------------------------------------------------------------------
     @staticmethod

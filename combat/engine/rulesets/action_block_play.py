@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Refusal
-from combat.engine.board import as_square, chebyshev, find_path, reachable, valid_path
+from combat.engine.board import chebyshev, chosen_path, reachable
 from combat.engine.rulesets import action_block_rules as R
 from combat.engine.rulesets.action_block_content import definition, validate_block_content
 
@@ -406,34 +406,10 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return Refusal(why)
     allowance = move_squares(c)
     blocked, no_stop = obstacles(state, c)
-    start = (c.pos[0], c.pos[1])
-    p = action.params
-    if "path" in p:
-        raw = p.get("path")
-        if not isinstance(raw, list) or not raw or len(raw) > 60:
-            return Refusal("Give the path as a list of squares.")
-        path = [as_square(sq, state.width, state.height) for sq in raw]
-        if any(sq is None for sq in path):
-            return Refusal("That square is not on the board.")
-        if path[0] != start:
-            path.insert(0, start)
-        why = valid_path(path, state.width, state.height, blocked)  # type: ignore[arg-type]
-        if why:
-            return Refusal(why)
-    else:
-        goal = as_square(p.get("to"), state.width, state.height)
-        if goal is None:
-            return Refusal("That square is not on the board.")
-        path = find_path(start, goal, state.width, state.height, blocked, allowance)  # type: ignore[assignment]
-        if path is None:
-            return Refusal(f"No path of at most {allowance} squares to there.")
-    steps = len(path) - 1
-    if steps < 1:
-        return Refusal("Choose a square to move to.")
-    if steps > allowance:
-        return Refusal(f"Too far: {steps} squares, at most {allowance}.")
-    if path[-1] in no_stop:
-        return Refusal("Someone already stands there.")
+    path = chosen_path(action.params, (c.pos[0], c.pos[1]), state.width, state.height, blocked, no_stop, allowance,
+                       max_len=60)
+    if isinstance(path, str):
+        return Refusal(path)
     ctx.emit("movement.started", actor=c.id, path=[list(s) for s in path], spend=spend("movement", MOVE_COST))
     run_move(ctx, {"kind": "move", "actor": c.id, "path": [list(s) for s in path], "at": 0, "done": 0, "asked": []})
     return None

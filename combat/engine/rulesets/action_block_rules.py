@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combat.engine.rulesets.action_block_content import definition
+from combat.engine.rulesets.base import order_with_rolloffs
 
 UNARMORED_EVASION = 7  # BLOCK-EVA-1
 ACTIVE_EVASION = 7  # BLOCK-EVA-2
@@ -129,19 +130,7 @@ def turn_order(max_speed: dict[str, int], roll_off: Callable[[list[str]], dict[s
     keep the order the combatants were added in (bounded loop).
     """
     ids = list(max_speed)
-    keys: dict[str, list[int]] = {cid: [-max_speed[cid]] for cid in ids}
-    for _ in range(max_rounds):
-        groups: dict[tuple, list[str]] = {}
-        for cid in ids:
-            groups.setdefault(tuple(keys[cid]), []).append(cid)
-        tied = [g for g in groups.values() if len(g) > 1]
-        if not tied:
-            break
-        for group in tied:
-            rolls = roll_off(group)
-            for cid in group:
-                keys[cid].append(-rolls[cid])
-    return sorted(ids, key=lambda cid: (keys[cid], ids.index(cid)))
+    return order_with_rolloffs(ids, {cid: [-max_speed[cid]] for cid in ids}, roll_off, max_rounds)
 
 
 def reduction_for(weapon_kind: str, pdr_now: int, sheet: dict[str, Any], stance_pdr: int = 0) -> tuple[str, int]:

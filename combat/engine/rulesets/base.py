@@ -94,6 +94,7 @@ plays a fuller one (AP, rows, a dodge window, an end-of-round prompt).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from combat.engine.schema import Field, SheetSchema
@@ -164,14 +165,22 @@ class Ruleset:
         return bool(cls.actions)
 
     # --- content (ENG-10) -------------------------------------------------
+    #: ``check(pack) -> (clean pack, errors)`` for the ruleset's custom content, wrapped in ``staticmethod``
+    #: (None: the ruleset takes no content). ``validate_content`` and ``clean_content`` use it.
+    content_check: ClassVar[Callable[[Any], tuple[dict[str, Any], dict[str, list[str]]]] | None] = None
+
     def validate_content(self, pack: Any) -> dict[str, list[str]]:
-        """Errors of a custom content pack ({} when valid). Default: no content accepted."""
+        """Errors of a custom content pack ({} when valid). Default: ``content_check``, else no content accepted."""
+        if self.content_check is not None:
+            return self.content_check(pack)[1]
         if pack:
             return {"__all__": [f"{self.name} has no content definitions."]}
         return {}
 
     def clean_content(self, pack: Any) -> dict[str, Any]:
         """The validated pack with defaults filled in (stored in the ``battle.created`` event)."""
+        if self.content_check is not None:
+            return self.content_check(pack)[0]
         return {}
 
     # --- combatants --------------------------------------------------------
@@ -246,8 +255,26 @@ def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs:
             total += r.total
         ctx.emit("initiative.rolled", combatant=cid, bonus=bonus, total=total)
         scores[cid] = (total, bonus)
-    keys: dict[str, list] = {cid: [-scores[cid][0], -scores[cid][1]] for cid in ids}
-    for _ in range(max_rolloffs):
+
+    def roll_off(group: list[str]) -> dict[str, int]:
+        totals = {}
+        for cid in group:
+            r = ctx.roll("1d20", "initiative roll-off")
+            ctx.emit("initiative.rolloff", combatant=cid, total=r.total)
+            totals[cid] = r.total
+        return totals
+
+    return order_with_rolloffs(ids, {cid: [-scores[cid][0], -scores[cid][1]] for cid in ids}, roll_off, max_rolloffs)
+
+
+def order_with_rolloffs(ids: list[str], keys: dict[str, list], roll_off, max_rounds: int = 20) -> list[str]:
+    """Sort ``ids`` by ``keys`` (lowest first), breaking ties by roll-offs among the tied.
+
+    ``roll_off(group)`` returns a fresh roll per id of a tied group (higher goes
+    first). Ties left after ``max_rounds`` keep the order of ``ids`` (bounded
+    loop). ``keys`` is extended in place with the negated roll-offs.
+    """
+    for _ in range(max_rounds):
         groups: dict[tuple, list[str]] = {}
         for cid in ids:
             groups.setdefault(tuple(keys[cid]), []).append(cid)
@@ -255,8 +282,22 @@ def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs:
         if not tied:
             break
         for group in tied:
+            rolls = roll_off(group)
             for cid in group:
-                r = ctx.roll("1d20", "initiative roll-off")
-                ctx.emit("initiative.rolloff", combatant=cid, total=r.total)
-                keys[cid].append(-r.total)
+                keys[cid].append(-rolls[cid])
     return sorted(ids, key=lambda cid: (keys[cid], ids.index(cid)))
+
+
+def count_down_statuses(ctx: Ctx, c: Combatant, timed=None) -> None:
+    """Count each status of ``c`` down by one turn/phase: removed (``expired``) at 0, else its duration updated.
+
+    ``timed(key)``: when given, statuses for which it is false do not count down.
+    """
+    for key, st in list(c.statuses.items()):
+        if timed is not None and not timed(key):
+            continue
+        left = int(st.get("duration", 1)) - 1
+        if left <= 0:
+            ctx.emit("status.removed", combatant=c.id, status=key, reason="expired")
+        else:
+            ctx.emit("status.updated", combatant=c.id, status=key, fields={"duration": left})

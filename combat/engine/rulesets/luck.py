@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Action, ActionOption, Refusal
-from combat.engine.board import as_square, distance, find_path, reachable, valid_path, within
-from combat.engine.rulesets.base import Ruleset, roll_initiative
+from combat.engine.board import as_square, chosen_path, distance, reachable, within
+from combat.engine.rulesets.base import Ruleset, count_down_statuses, roll_initiative
 from combat.engine.rulesets.luck_content import HEROES, MONSTERS, STARTER, validate_luck_content
 from combat.engine.schema import Field, SheetSchema
 
@@ -114,14 +114,9 @@ class Luck(Ruleset):
     actions = {"move": "act_move", "ability": "act_ability"}
     appliers = {"ability.used": "apply_ability_used"}
     content = STARTER
+    content_check = staticmethod(validate_luck_content)
 
     # --- content ---------------------------------------------------------------
-    def validate_content(self, pack: Any) -> dict[str, list[str]]:
-        return validate_luck_content(pack)[1]
-
-    def clean_content(self, pack: Any) -> dict[str, Any]:
-        return validate_luck_content(pack)[0]
-
     def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
         """Every ability, weapon and item a sheet names must be defined."""
         for field, kind in (("abilities", "abilities"), ("weapons", "weapons"), ("items", "items")):
@@ -162,12 +157,7 @@ class Luck(Ruleset):
 
     def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
         """LUCK-STAT-2: statuses tick down at the end of their bearer's turn and expire at 0."""
-        for key, st in list(c.statuses.items()):
-            left = st.get("duration", 1) - 1
-            if left <= 0:
-                ctx.emit("status.removed", combatant=c.id, status=key, reason="expired")
-            else:
-                ctx.emit("status.updated", combatant=c.id, status=key, fields={"duration": left})
+        count_down_statuses(ctx, c)
 
     def apply_ability_used(self, state: BattleState, data: dict[str, Any]) -> None:
         item = data.get("item")
@@ -249,34 +239,10 @@ class Luck(Ruleset):
         allowance = self.move_allowance(state, c)
         blocked, no_stop = self._obstacles(state, c)
         diagonal = state.options.get("grid_metric", "chebyshev") == "chebyshev"
-        start = (c.pos[0], c.pos[1])
-        p = action.params
-        if "path" in p:
-            raw = p.get("path")
-            if not isinstance(raw, list) or not raw:
-                return Refusal("Give the path as a list of squares.")
-            path = [as_square(sq, state.width, state.height) for sq in raw]
-            if any(sq is None for sq in path):
-                return Refusal("That square is not on the board.")
-            if path[0] != start:
-                path.insert(0, start)
-            why = valid_path(path, state.width, state.height, blocked, diagonal)  # type: ignore[arg-type]
-            if why:
-                return Refusal(why)
-        else:
-            goal = as_square(p.get("to"), state.width, state.height)
-            if goal is None:
-                return Refusal("That square is not on the board.")
-            path = find_path(start, goal, state.width, state.height, blocked, allowance, diagonal)  # type: ignore
-            if path is None:
-                return Refusal(f"No path of at most {allowance} squares to there.")
-        steps = len(path) - 1
-        if steps < 1:
-            return Refusal("Choose a square to move to.")
-        if steps > allowance:
-            return Refusal(f"Too far: {steps} squares, at most {allowance}.")
-        if path[-1] in no_stop:
-            return Refusal("Someone already stands there.")
+        path = chosen_path(action.params, (c.pos[0], c.pos[1]), state.width, state.height, blocked, no_stop,
+                           allowance, diagonal)
+        if isinstance(path, str):
+            return Refusal(path)
         ctx.emit("moved", combatant=c.id, actor=c.id, path=[list(s) for s in path], to=list(path[-1]),
                  spend={"actions": 1})
         return None

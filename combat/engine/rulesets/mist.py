@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from combat.engine.board import reachable, within
 from combat.engine.rulesets import mist_play
-from combat.engine.rulesets.base import Ruleset
+from combat.engine.rulesets.base import Ruleset, count_down_statuses
 from combat.engine.rulesets.mist_content import HEROES, MONSTERS, STARTER, validate_mist_content
 from combat.engine.rulesets.mist_play import (
     MP_PER_INITIATIVE,
@@ -107,6 +107,7 @@ class Mist(Ruleset):
         "lp.lost": "apply_lp_lost",
     }
     content = STARTER
+    content_check = staticmethod(validate_mist_content)
 
     # --- sheets and content (ENG-10) -------------------------------------------------
     @classmethod
@@ -117,12 +118,6 @@ class Mist(Ruleset):
             if problems:
                 errors.setdefault("resistances", []).extend(problems)
         return clean, errors
-
-    def validate_content(self, pack_: Any) -> dict[str, list[str]]:
-        return validate_mist_content(pack_)[1]
-
-    def clean_content(self, pack_: Any) -> dict[str, Any]:
-        return validate_mist_content(pack_)[0]
 
     def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
         known = pack(state)["abilities"]
@@ -194,12 +189,7 @@ class Mist(Ruleset):
 
     def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
         """Statuses count down at the end of their bearer's turn."""
-        for skey, s in list(c.statuses.items()):
-            left = int(s.get("duration", 1)) - 1
-            if left <= 0:
-                ctx.emit("status.removed", combatant=c.id, status=skey, reason="expired")
-            else:
-                ctx.emit("status.updated", combatant=c.id, status=skey, fields={"duration": left})
+        count_down_statuses(ctx, c)
 
     # --- appliers (event -> state, no dice) -------------------------------------------
     @staticmethod

@@ -112,6 +112,7 @@ class Paradigm(Ruleset):
         "object.used": "apply_object_used",
     }
     content = STARTER
+    content_check = staticmethod(validate_paradigm_content)
 
     def __getattr__(self, name: str):
         """``act_<kind>`` resolvers are the functions of ``paradigm_play.ACTIONS``."""
@@ -128,12 +129,6 @@ class Paradigm(Ruleset):
             if msg:
                 errors.setdefault("weapon_damage", []).append(msg)
         return clean, errors
-
-    def validate_content(self, pack_: Any) -> dict[str, list[str]]:
-        return validate_paradigm_content(pack_)[1]
-
-    def clean_content(self, pack_: Any) -> dict[str, Any]:
-        return validate_paradigm_content(pack_)[0]
 
     def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
         """Every ability, job, item, weapon, accessory and eidolon a sheet names must be defined."""

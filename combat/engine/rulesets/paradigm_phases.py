@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from combat.engine.rulesets.base import count_down_statuses
 from combat.engine.rulesets.paradigm_play import apply_effect, deal, dismiss, heal
 from combat.engine.rulesets.paradigm_rules import (
     UPKEEP_ANIMA,
@@ -102,12 +103,7 @@ def _status_ticks(ctx: Ctx, kind: str) -> None:
 def _tick_statuses(ctx: Ctx) -> None:
     """Statuses last a number of Effect Phases: count down, remove at 0."""
     for c in _ordered(ctx.state):
-        for skey, s in list(c.statuses.items()):
-            left = int(s.get("duration", 1)) - 1
-            if left <= 0:
-                ctx.emit("status.removed", combatant=c.id, status=skey, reason="expired")
-            else:
-                ctx.emit("status.updated", combatant=c.id, status=skey, fields={"duration": left})
+        count_down_statuses(ctx, c)
 
 
 # --- advancing (PARA-ADV-1/2) -----------------------------------------------------------------------
