@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import aclosing
 
 import pytest
 from channels.testing import WebsocketCommunicator
@@ -49,34 +50,36 @@ def communicator(battle_id: int, cookie: str | None, origin: bytes | None = b"ht
     return WebsocketCommunicator(application(), f"/ws/battles/{battle_id}/", headers=headers)
 
 
-async def frames(comm, timeout: float = 1.0, until: str | None = None) -> list[str]:
-    """HTML frames received within ``timeout`` (presence lines skipped); stops early at ``until``.
+async def received(comm, timeout: float):
+    """Text frames as they arrive within ``timeout`` (an async iterator).
 
     Polls with ``receive_nothing``: a ``receive_from`` that times out would cancel the application.
     """
-    out: list[str] = []
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
         if await comm.receive_nothing(timeout=0.02, interval=0.005):
             continue
-        text = await comm.receive_from(timeout=1)
-        if text.startswith("{") and "presence" in json.loads(text):
-            continue
-        out.append(text)
-        if until is not None and until in text:
-            return out
+        yield await comm.receive_from(timeout=1)
+
+
+async def frames(comm, timeout: float = 1.0, until: str | None = None) -> list[str]:
+    """HTML frames received within ``timeout`` (presence lines skipped); stops early at ``until``."""
+    out: list[str] = []
+    async with aclosing(received(comm, timeout)) as texts:
+        async for text in texts:
+            if text.startswith("{") and "presence" in json.loads(text):
+                continue
+            out.append(text)
+            if until is not None and until in text:
+                break
     return out
 
 
 async def presence_lines(comm, timeout: float = 0.5) -> list[dict]:
     out = []
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if await comm.receive_nothing(timeout=0.02, interval=0.005):
-            continue
-        text = await comm.receive_from(timeout=1)
-        if text.startswith("{"):
-            out.append(json.loads(text))
+    async with aclosing(received(comm, timeout)) as texts:
+        async for text in texts:
+            if text.startswith("{"):
+                out.append(json.loads(text))
     return out

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from combat import services
 from combat.engine.core import legal_actions
 from combat.models import Battle
+from tests.live.conftest import communicator, frames
 from tests.security.conftest import client_for, fingerprint, make_world
-from tests.security.test_socket_matrix import ORIGIN, _frames, _socket
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
                 derandomize=True)
@@ -240,7 +240,7 @@ def test_random_websocket_messages_never_break_the_socket(engine_errors):
     before = fingerprint(bid)
 
     async def exchange(messages: list[Any]) -> None:
-        comm = _socket(bid, cookie, ORIGIN)
+        comm = communicator(bid, cookie)
         connected, _ = await comm.connect()
         assert connected
         try:
@@ -249,10 +249,10 @@ def test_random_websocket_messages_never_break_the_socket(engine_errors):
                     await comm.send_to(bytes_data=message or b"\x00")
                 else:
                     await comm.send_to(text_data=message or " ")
-            await _frames(comm, 0.05)
+            await frames(comm, 0.05)
             # Still alive and answering: a sync behind the battle brings the regions.
             await comm.send_to(text_data=json.dumps({"type": "sync", "seq": -1}))
-            got = "".join(await _frames(comm, 2.0, until='id="battle-seq"'))
+            got = "".join(await frames(comm, 2.0, until='id="battle-seq"'))
             assert 'id="board"' in got
             assert not comm.future.done(), "the consumer stopped"
         finally:

@@ -10,18 +10,18 @@ replayed log. Several trials each, on a fresh battle.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.test import Client
 
 from combat import services
 from combat.models import Battle, BattleEvent
 from tests.live.table import make_battle
 from tests.security.conftest import combatant_named, make_world
+from tests.services.helpers import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,28 +32,7 @@ TRIALS_RUN = {"stale": 0, "double_tap": 0, "no_seq": 0, "undo_vs_act": 0}
 
 def _race(jobs: list[Callable[[], Any]]) -> list[Any]:
     """Run every job at once (a barrier), each thread on its own connection."""
-    barrier = threading.Barrier(len(jobs))
-    results: list[Any] = [None] * len(jobs)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=20)
-            results[i] = jobs[i]()
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads), "a submission hung"
-    for r in results:
-        if isinstance(r, BaseException):
-            raise r
-    return results
+    return race(jobs, barrier_timeout=20)
 
 
 def _assert_log_is_whole(battle_id: int) -> list[int]:

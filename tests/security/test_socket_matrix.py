@@ -10,23 +10,20 @@ Goblin's hidden HP, nor another player's own action panel.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
-from django.test import Client
 
 from combat import services
 from combat.consumers import MAX_MESSAGE
+from tests.live.conftest import communicator, frames, session_cookie
 from tests.security.conftest import ROLES, SECRET_HP, combatant_named, make_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ORIGIN = b"http://testserver"
 MEMBERS = ("observer", "player", "other_player", "gm")
 NEW_HP = 3777
 # (name, what is sent, whether the socket answers with a fresh render)
@@ -47,38 +44,7 @@ SOCKET_CASES = {"count": 0}
 
 def _world_and_cookies() -> tuple[dict[str, Any], dict[str, str]]:
     world = make_world()
-    cookies = {}
-    for name, user in world["users"].items():
-        client = Client()
-        client.force_login(user)
-        cookies[name] = client.cookies["sessionid"].value
-    return world, cookies
-
-
-def _socket(battle_id: int, cookie: str | None, origin: bytes | None = ORIGIN) -> WebsocketCommunicator:
-    from vtt.asgi import application
-
-    headers = [(b"origin", origin)] if origin is not None else []
-    if cookie:
-        headers.append((b"cookie", f"sessionid={cookie}".encode()))
-    return WebsocketCommunicator(application, f"/ws/battles/{battle_id}/", headers=headers)
-
-
-async def _frames(comm: WebsocketCommunicator, timeout: float, until: str | None = None) -> list[str]:
-    """HTML frames within ``timeout`` (presence lines skipped); polls so the app is never cancelled."""
-    out: list[str] = []
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if await comm.receive_nothing(timeout=0.02, interval=0.005):
-            continue
-        text = await comm.receive_from(timeout=1)
-        if text.startswith("{") and "presence" in text:
-            continue
-        out.append(text)
-        if until is not None and until in text:
-            break
-    return out
+    return world, {name: session_cookie(user) for name, user in world["users"].items()}
 
 
 def _secret(html: str, value: int) -> bool:
@@ -98,24 +64,24 @@ async def test_socket_permission_matrix(role):
     cookie = cookies.get(role)
 
     if role not in MEMBERS:
-        comm = _socket(bid, cookie)
+        comm = communicator(bid, cookie)
         connected, _ = await comm.connect()
         assert not connected, f"{role} must not open a battle socket"
         SOCKET_CASES["count"] += 1
         return
 
     for origin in (b"http://evil.example", b"null", None):
-        comm = _socket(bid, cookie, origin)
+        comm = communicator(bid, cookie, origin)
         connected, _ = await comm.connect()
         assert not connected, (role, origin)
         SOCKET_CASES["count"] += 1
 
-    comm = _socket(bid, cookie)
+    comm = communicator(bid, cookie)
     connected, _ = await comm.connect()
     assert connected
     SOCKET_CASES["count"] += 1
     try:
-        await _frames(comm, 0.2)
+        await frames(comm, 0.2)
         seq = await database_sync_to_async(_seq)(bid)
         for name, build, answers in MESSAGES:
             payload = build(seq)
@@ -123,7 +89,7 @@ async def test_socket_permission_matrix(role):
                 await comm.send_to(bytes_data=payload)
             else:
                 await comm.send_to(text_data=payload)
-            got = "".join(await _frames(comm, 0.8 if answers else 0.15, until='id="battle-seq"'))
+            got = "".join(await frames(comm, 0.8 if answers else 0.15, until='id="battle-seq"'))
             assert bool(got) == answers, (role, name, got[:200])
             if answers:
                 assert 'id="board"' in got and 'id="log"' in got, (role, name)
@@ -142,7 +108,7 @@ async def test_socket_permission_matrix(role):
             assert result.ok, result.reason
 
         await database_sync_to_async(override)()
-        pushed = "".join(await _frames(comm, 2.0, until='id="battle-seq"'))
+        pushed = "".join(await frames(comm, 2.0, until='id="battle-seq"'))
         assert 'id="board"' in pushed, role
         assert _secret(pushed, NEW_HP) == (role == "gm"), f"{role} frames and the hidden HP"
         SOCKET_CASES["count"] += 1

@@ -10,40 +10,20 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 
 import pytest
 from django.db import connection, connections, transaction
 
 from combat import services
 from combat.models import Battle, BattleEvent
-from tests.services.helpers import assert_snapshot_is_log, current_controller, fresh
+from tests.services.helpers import assert_snapshot_is_log, current_controller, fresh, race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _race(battle_id: int, submissions: list[tuple]) -> list[services.Result]:
-    barrier = threading.Barrier(len(submissions))
-    results: list[services.Result | BaseException | None] = [None] * len(submissions)
-
-    def run(i: int, user, action, expected_seq, token) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = services.submit_action(battle_id, user, action, expected_seq, token)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test below
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, *s)) for i, s in enumerate(submissions)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads), "a submission hung"
-    for r in results:
-        if isinstance(r, BaseException):
-            raise r
-    return results  # type: ignore[return-value]
+    return race([partial(services.submit_action, battle_id, *s) for s in submissions])
 
 
 def test_two_concurrent_submissions_for_the_same_turn_accept_exactly_one(campaign, gm, characters, users):
