@@ -126,10 +126,6 @@ class ActionBlock(Ruleset):
     def status_keys(self, state: BattleState) -> set[str]:
         return set(P.all_defs(state, "statuses"))
 
-    def status_label(self, key: str) -> str:
-        d = STARTER["statuses"].get(key)
-        return d["name"] if d else super().status_label(key)
-
     # --- combatants --------------------------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
         """Resources before the battle starts: the battle maxima (BLOCK-RES-1..3) and PDR."""

@@ -231,7 +231,9 @@ class Ruleset:
         return {"winner": winner, "reason": reason, "by": "rules"}
 
     def status_label(self, key: str) -> str:
-        return key.replace("_", " ").title()
+        """A status's display name: its ``name`` in the built-in ``content``, else the key in words."""
+        d = self.content.get("statuses", {}).get(key)
+        return d["name"] if d and "name" in d else key.replace("_", " ").title()
 
 
 def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs: int = 20) -> list[str]:

@@ -127,10 +127,6 @@ class Mist(Ruleset):
     def status_keys(self, state: BattleState) -> set[str]:
         return set(pack(state)["statuses"])
 
-    def status_label(self, key: str) -> str:
-        d = STARTER["statuses"].get(key)
-        return d["name"] if d else super().status_label(key)
-
     # --- combatants -------------------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
         """MIST-MP-1: combat starts with 0 MP; LP from the sheet."""

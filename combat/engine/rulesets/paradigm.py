@@ -149,10 +149,6 @@ class Paradigm(Ruleset):
     def status_keys(self, state: BattleState) -> set[str]:
         return set(pack(state)["statuses"])
 
-    def status_label(self, key: str) -> str:
-        d = STARTER["statuses"].get(key)
-        return d["name"] if d else super().status_label(key)
-
     # --- combatants and flow -----------------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
         hp = int(sheet.get("hp", 1))
