@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combat.engine.actions import Action, Refusal
@@ -25,6 +26,23 @@ from combat.engine.state import BattleState
 
 NOT_ADDRESSED = "This question is not addressed to that combatant."
 Check = Callable[[BattleState, list], None]
+
+
+def random_battles(fighter, options: dict[str, Any], *, max_steps: int, max_examples: int):
+    """Decorator for a random-battle property test ``test(party, enemies, seed, options, steps)``.
+
+    1-3 fighters a side from ``fighter``, options drawn from the ``options`` strategies,
+    10 to ``max_steps`` random steps; no deadline (whole battles are slow to shrink).
+    """
+    def wrap(test):
+        return settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])(given(
+            party=st.lists(fighter, min_size=1, max_size=3),
+            enemies=st.lists(fighter, min_size=1, max_size=3),
+            seed=st.integers(0, 2**31),
+            options=st.fixed_dictionaries(options),
+            steps=st.integers(10, max_steps),
+        )(test))
+    return wrap
 
 
 def build_battle(ruleset: str, options: dict[str, Any], seed: int, width: int, height: int,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat.engine.actions import Action, Refusal
@@ -30,6 +30,7 @@ from tests.engine.properties import (
     others_are_refused,
     play_out,
     play_random,
+    random_battles,
     random_roster,
     starter_roster,
 )
@@ -85,18 +86,11 @@ def _gm_alone_answers(state, action):
         assert isinstance(decide(state, Action("answer", p.combatant, {"choice": p.default}), Dice(0)), Refusal)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    party=st.lists(fighter, min_size=1, max_size=3),
-    enemies=st.lists(fighter, min_size=1, max_size=3),
-    seed=st.integers(0, 2**31),
-    options=st.fixed_dictionaries({
-        "insanity": st.sampled_from(["gm_prompt", "off"]),
-        "points_restore": st.sampled_from(["battle_start", "each_block"]),
-        "npc_reactions": st.sampled_from(["auto", "ask"]),
-    }),
-    steps=st.integers(10, 150),
-)
+@random_battles(fighter, {
+    "insanity": st.sampled_from(["gm_prompt", "off"]),
+    "points_restore": st.sampled_from(["battle_start", "each_block"]),
+    "npc_reactions": st.sampled_from(["auto", "ask"]),
+}, max_steps=150, max_examples=40)
 def test_random_block_battles_keep_invariants_and_replay(party, enemies, seed, options, steps):
     # RULE: ENG-1
     # RULE: ENG-8

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat.engine.rulesets.mist_content import HEROES, MONSTERS, STARTER
@@ -21,6 +21,7 @@ from tests.engine.properties import (
     gm_action,
     play_out,
     play_random,
+    random_battles,
     random_roster,
     starter_roster,
 )
@@ -62,20 +63,13 @@ def _gm_action(state, rng):
                      lambda r: {"pos": [r.randrange(WIDTH), r.randrange(HEIGHT)]})
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    party=st.lists(fighter, min_size=1, max_size=3),
-    enemies=st.lists(fighter, min_size=1, max_size=3),
-    seed=st.integers(0, 2**31),
-    options=st.fixed_dictionaries({
-        "initiative_die": st.sampled_from(["1d20", "1d10", "2d6", "1d100"]),
-        "disengage_type": st.sampled_from(["simple", "static"]),
-        "accuracy_adds_d100": st.booleans(),
-        "weakness_multiplier": st.integers(1, 5),
-        "npc_reactions": st.sampled_from(["auto", "ask"]),
-    }),
-    steps=st.integers(10, 150),
-)
+@random_battles(fighter, {
+    "initiative_die": st.sampled_from(["1d20", "1d10", "2d6", "1d100"]),
+    "disengage_type": st.sampled_from(["simple", "static"]),
+    "accuracy_adds_d100": st.booleans(),
+    "weakness_multiplier": st.integers(1, 5),
+    "npc_reactions": st.sampled_from(["auto", "ask"]),
+}, max_steps=150, max_examples=40)
 def test_random_mist_battles_keep_invariants_and_replay(party, enemies, seed, options, steps):
     # RULE: ENG-1
     # RULE: ENG-8

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat.engine.actions import Action
@@ -28,6 +28,7 @@ from tests.engine.properties import (
     junk_actions,
     play_out,
     play_random,
+    random_battles,
 )
 
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
@@ -78,19 +79,12 @@ def _setup(party, enemies, seed, options):
     return build_battle("paradigm", options, seed, 8, 6, params)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    party=st.lists(fighter, min_size=1, max_size=3),
-    enemies=st.lists(fighter, min_size=1, max_size=3),
-    seed=st.integers(0, 2**31),
-    options=st.fixed_dictionaries({
-        "initiative_die": st.sampled_from(["1d20", "1d10", "2d6"]),
-        "melee_front_only": st.booleans(),
-        "allow_flee": st.booleans(),
-        "npc_reactions": st.sampled_from(["auto", "ask"]),
-    }),
-    steps=st.integers(10, 150),
-)
+@random_battles(fighter, {
+    "initiative_die": st.sampled_from(["1d20", "1d10", "2d6"]),
+    "melee_front_only": st.booleans(),
+    "allow_flee": st.booleans(),
+    "npc_reactions": st.sampled_from(["auto", "ask"]),
+}, max_steps=150, max_examples=40)
 def test_random_paradigm_battles_keep_invariants_and_replay(party, enemies, seed, options, steps):
     # RULE: ENG-1
     # RULE: ENG-8

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat.engine.actions import Action, Refusal
@@ -24,6 +24,7 @@ from tests.engine.properties import (
     junk_actions,
     others_are_refused,
     play_random,
+    random_battles,
     random_roster,
 )
 
@@ -60,20 +61,13 @@ def _gm_action(state, rng):
                      power=lambda r: r.randint(0, 12))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    party=st.lists(fighter, min_size=1, max_size=3),
-    enemies=st.lists(fighter, min_size=1, max_size=3),
-    seed=st.integers(0, 2**31),
-    options=st.fixed_dictionaries({
-        "interrupt_window": st.sampled_from(["own_turn_cycle", "round"]),
-        "status_power": st.sampled_from(["difference", "roll"]),
-        "recover_rule": st.sampled_from(["d20_vs_power", "automatic"]),
-        "grid_metric": st.sampled_from(["chebyshev", "manhattan"]),
-        "npc_reactions": st.sampled_from(["auto", "ask"]),
-    }),
-    steps=st.integers(10, 120),
-)
+@random_battles(fighter, {
+    "interrupt_window": st.sampled_from(["own_turn_cycle", "round"]),
+    "status_power": st.sampled_from(["difference", "roll"]),
+    "recover_rule": st.sampled_from(["d20_vs_power", "automatic"]),
+    "grid_metric": st.sampled_from(["chebyshev", "manhattan"]),
+    "npc_reactions": st.sampled_from(["auto", "ask"]),
+}, max_steps=120, max_examples=40)
 def test_random_luck_battles_keep_invariants_and_replay(party, enemies, seed, options, steps):
     # RULE: ENG-1
     # RULE: ENG-8
