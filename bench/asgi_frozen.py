@@ -52,10 +52,10 @@ def _write(path: str) -> None:
 
 
 if os.environ.get("BENCH_PHASES"):
-    from combat import live, services
+    from combat import live, presenters, services
 
     services.submit_action = _timed("service call (lock, rules, write, push)", services.submit_action)
-    live.load_table = _timed("push: read battle", live.load_table)
+    presenters.load_table = _timed("push: read battle", presenters.load_table)
     live.message_for = _timed("push: render regions", live.message_for)
     _a2s = live.async_to_sync
     live.async_to_sync = lambda fn: _timed("push: to channel layer", _a2s(fn))

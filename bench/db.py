@@ -45,7 +45,7 @@ from combat import services  # noqa: E402
 from combat.engine.autoplay import random_action  # noqa: E402
 from combat.engine.core import resolve  # noqa: E402
 from combat.engine.dice import Dice  # noqa: E402
-from combat.engine.rulesets.luck_content import HEROES, MONSTERS  # noqa: E402
+from combat.engine.rulesets.luck.content import HEROES, MONSTERS  # noqa: E402
 from combat.models import Battle  # noqa: E402
 from vtt.models import Campaign, Character, Membership  # noqa: E402
 

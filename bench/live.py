@@ -1,9 +1,13 @@
 """Live-table benchmark: HTTP action -> every seat of the battle has the pushed update.
 
-Starts the ASGI server (daphne, 127.0.0.1, free ports; two processes sharing
-Redis when REDIS_URL is set, battles split between them) as subprocesses, sets
-up B D20 Luck battles of one GM and five players (C = 6 websocket clients per
-battle, each logged in over HTTP with a real session cookie), then in every
+Starts the ASGI server (daphne by default, or ``--server uvicorn|granian``;
+127.0.0.1, free ports; two processes sharing Redis when REDIS_URL is set,
+battles split between them) as subprocesses, sets up B D20 Luck battles of one
+GM and five players (C = 6 websocket clients per battle, each logged in over
+HTTP with a real session cookie) watched by ``--observers`` more members each
+(so ``-B 1 -C 6 --observers 94`` is the 100-seat table; observers' sessions are
+made in set-up the way Django's test client logs in, not through the login
+form, whose password hash costs ~0.4 s of server CPU a seat), then in every
 battle the seat controlling the current combatant acts through HTTP in a loop
 (a move to a legal square or the end of its turn). For each action it measures
 the time from sending the POST to the moment every client of that battle has
@@ -15,6 +19,13 @@ lockstep) before its next action;
 time limit. The machine's load average is printed: other work on the same
 cores moves every figure.
 
+``--proxy nginx`` starts Debian's nginx on 127.0.0.1 with a configuration of
+its own in front of the server processes: every request and websocket goes
+through it, round robin, no sticky sessions (needs REDIS_URL). The bench
+prints the server CPU time per action, summed over the server processes (and
+nginx's apart), from /proc. ``--profile FILE`` runs the first server under
+py-spy and writes its flame graph (SVG) to FILE.
+
     DATABASE_URL=postgres://... REDIS_URL=redis://... .venv/bin/python bench/live.py [--battles 20 --clients 6]
 
 Last line, exactly: ``p95_ms=<N> actions_per_s=<M>``.
@@ -24,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import html
 import json
 import os
@@ -42,6 +54,8 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt.settings")
+# One key for this process and the servers: observers' sessions are signed here.
+os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(40))
 if not os.environ.get("DATABASE_URL"):
     # Never touch the development database: a SQLite file of its own (the server inherits it).
     os.environ.setdefault("SQLITE_PATH", os.path.join(tempfile.gettempdir(), "vtt-bench-live.sqlite3"))
@@ -57,6 +71,7 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--battles", "-B", type=int, default=20)
     p.add_argument("--clients", "-C", type=int, default=6, help="seats per battle: the GM and C-1 players")
+    p.add_argument("--observers", type=int, default=0, help="observers watching every battle (more seats)")
     p.add_argument("--actions", type=int, default=30, help="actions per battle (upper bound)")
     p.add_argument("--seconds", type=float, default=90.0, help="time limit of the measured loop")
     p.add_argument("--think-ms", type=float, default=1000.0,
@@ -64,31 +79,57 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=3, help="unmeasured actions per battle first")
     p.add_argument("--servers", type=int, default=2 if os.environ.get("REDIS_URL") else 1,
                    help="server processes sharing the tables through Redis (default 2 with REDIS_URL, else 1)")
+    p.add_argument("--server", choices=sorted(SERVERS), default=os.environ.get("ASGI_SERVER", "daphne"),
+                   help="the ASGI server (default: ASGI_SERVER or daphne)")
+    p.add_argument("--proxy", choices=["nginx"], default=None,
+                   help="put nginx (127.0.0.1, no sticky sessions) in front of the server processes")
+    p.add_argument("--profile", metavar="FILE", default=None,
+                   help="run the first server process under py-spy and write its flame graph here "
+                        "(SVG; collapsed stacks unless FILE ends in .svg)")
     return p.parse_args()
 
 
 # ---------------------------------------------------------------- set-up (Django, in this process)
 
 
-def setup_tables(battles: int, clients: int) -> dict:
+def setup_tables(battles: int, clients: int, observers: int = 0) -> dict:
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
+    call_command("migrate", verbosity=0, interactive=False)
+    # No socket is open yet: no live push for the set-up writes (services skip it without combat.live).
+    live_module = sys.modules.get("combat.live")
+    sys.modules["combat.live"] = None  # type: ignore[assignment]
+    try:
+        return _setup(battles, clients, observers)
+    finally:
+        if live_module is None:
+            sys.modules.pop("combat.live", None)
+        else:
+            sys.modules["combat.live"] = live_module
+
+
+def _setup(battles: int, clients: int, observers: int) -> dict:
+    from django.contrib.auth import get_user_model
+
     from combat import services
-    from combat.engine.rulesets.luck_content import HEROES, MONSTERS
+    from combat.engine.rulesets.luck.content import HEROES, MONSTERS
     from vtt.models import Campaign, Character, Membership
 
-    call_command("migrate", verbosity=0, interactive=False)
     User = get_user_model()
     Campaign.objects.filter(name=PREFIX).delete()
     User.objects.filter(username__startswith=PREFIX).delete()
     gm = User.objects.create_user(f"{PREFIX}-gm", password=PASSWORD)
     players = [User.objects.create_user(f"{PREFIX}-p{i}", password=PASSWORD) for i in range(1, clients)]
+    watchers = [User(username=f"{PREFIX}-o{i}") for i in range(1, observers + 1)]
+    for watcher in watchers:
+        watcher.set_unusable_password()
+    watchers = User.objects.bulk_create(watchers)
     campaign = Campaign.objects.create(name=PREFIX, ruleset="luck", owner=gm, options={"hide_enemy_hp": True})
     Membership.objects.create(campaign=campaign, user=gm, role="gm")
+    Membership.objects.bulk_create([Membership(campaign=campaign, user=w, role="observer") for w in watchers])
     heroes = list(HEROES.values())
     pcs = []
     for i, p in enumerate(players):
@@ -115,7 +156,23 @@ def setup_tables(battles: int, clients: int) -> dict:
         r = services.start_battle(bid, gm)
         assert r.ok, r.reason
         out.append({"id": bid, "owner": owner})
-    return {"gm": gm.username, "players": [p.username for p in players], "battles": out}
+    return {"gm": gm.username, "players": [p.username for p in players], "battles": out,
+            "observers": {w.username: session_for(w) for w in watchers}}
+
+
+def session_for(user) -> str:
+    """A logged-in session key for ``user``, made as Django's test client ``force_login`` makes one."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    store[SESSION_KEY] = str(user.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    store.save()
+    return store.session_key
 
 
 # ---------------------------------------------------------------- the server
@@ -127,20 +184,42 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_servers(count: int, phases: str) -> tuple[list[subprocess.Popen], list[int]]:
+APP = "bench.asgi_frozen:application"
+SERVERS = {
+    "daphne": lambda port: ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), APP],
+    "uvicorn": lambda port: ["-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop",
+                             "--http", "httptools", "--ws", "websockets", "--lifespan", "off", "--no-access-log",
+                             "--log-level", "warning", APP],
+    "granian": lambda port: ["-m", "granian", "--interface", "asginl", "--host", "127.0.0.1", "--port", str(port),
+                             "--loop", "uvloop", "--log-level", "warning", "--no-access-log", APP],
+}
+
+
+def start_servers(count: int, phases: str, server: str = "daphne", profile: str | None = None,
+                  proxied: bool = False) -> tuple[list[subprocess.Popen], list[int]]:
     env = dict(os.environ)
-    env.setdefault("SECRET_KEY", secrets.token_urlsafe(40))
     # DB_CONN_MAX_AGE=0: under ASGI each request runs its view in a thread of its own, so kept connections
     # pile up (one per request until they age out) and exhaust PostgreSQL. A pool (Django 5.1+ with
     # psycopg-pool) would save the ~6 ms connect of every action; the project does not configure one.
     env.update({"DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "ERROR",
-                "DB_CONN_MAX_AGE": "0"})
+                "DB_CONN_MAX_AGE": "0",
+                # Every bench seat connects from 127.0.0.1: lift the per-address socket cap.
+                "SOCKETS_PER_IP": "100000"})
+    if proxied:
+        env["PROXY_COUNT"] = "1"
+    env.setdefault("SOCKETS_PER_IP", "100000")  # every seat of the benchmark comes from 127.0.0.1
     procs, ports = [], []
     for i in range(count):
         port = free_port()
+        command = [sys.executable, *SERVERS[server](port)]
+        if profile and i == 0:
+            spy = os.path.join(os.path.dirname(sys.executable), "py-spy")
+            command = [spy, "record", "--rate", "200", "--output", profile, "--format",
+                       "flamegraph" if profile.endswith(".svg") else "raw", "--",
+                       *command]
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "bench.asgi_frozen:application"],
-            cwd=ROOT, env={**env, "BENCH_PHASES": f"{phases}.{i}"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            command, cwd=ROOT, env={**env, "BENCH_PHASES": f"{phases}.{i}"},
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         ))
         ports.append(port)
     for port, proc in zip(ports, procs, strict=True):
@@ -156,6 +235,111 @@ def start_servers(count: int, phases: str) -> tuple[list[subprocess.Popen], list
         else:
             raise SystemExit("server did not start in 60 s")
     return procs, ports
+
+
+NGINX_CONF = """
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    map $http_upgrade $connection_upgrade {{ default upgrade; "" ""; }}
+    upstream vtt {{
+{upstreams}
+        keepalive 64;
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://vtt;
+            proxy_http_version 1.1;
+            proxy_set_header Host $http_host;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+        }}
+    }}
+}}
+"""
+
+
+def start_nginx(ports: list[int]) -> tuple[subprocess.Popen, int, str]:
+    """Debian's nginx on 127.0.0.1 in front of ``ports``, round robin (no sticky sessions)."""
+    folder = tempfile.mkdtemp(prefix="vtt-bench-nginx-")
+    os.chmod(folder, 0o755)
+    port = free_port()
+    upstreams = "\n".join(f"        server 127.0.0.1:{p};" for p in ports)
+    conf = os.path.join(folder, "nginx.conf")
+    with open(conf, "w") as out:
+        out.write(NGINX_CONF.format(dir=folder, upstreams=upstreams, port=port))
+    nginx = os.environ.get("NGINX", "/usr/sbin/nginx")
+    proc = subprocess.Popen([nginx, "-e", os.path.join(folder, "error.log"), "-p", folder, "-c", conf,
+                             "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit(f"nginx exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc, port, folder
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit("nginx did not start in 20 s") from None
+            time.sleep(0.1)
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every process below it (server workers, a profiled server under py-spy)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def cpu_ms(pids: list[int]) -> float:
+    """User + system CPU time of these processes (all their threads), in ms."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return total * TICK_MS
 
 
 # ---------------------------------------------------------------- clients
@@ -244,6 +428,7 @@ class Table:
 
 async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: int, warmup: int, stop_at: float,
                    think: float, lat: list[float], post_ms: list[float], rng: random.Random) -> int:
+    """Act until ``actions`` (after ``warmup``) or the time limit; returns every action done."""
     done = 0
     if think:
         await asyncio.sleep(rng.uniform(0, think))  # tables do not start in step
@@ -284,34 +469,38 @@ async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: in
         done += 1
         if think:
             await asyncio.sleep(rng.uniform(0.5, 1.5) * think)  # players differ; no lockstep bursts
-    return max(0, done - warmup)
+    return done
 
 
-async def main_async(args: argparse.Namespace, setup: dict, ports: list[int]) -> tuple[list[float], list[float], float, int]:
+async def main_async(args: argparse.Namespace, setup: dict, ports: list[int],
+                     cpu_pids: dict[str, list[int]]) -> dict:
     from tests.live.wsclient import WSClient
 
     users = [setup["gm"], *setup["players"]]
     cookies = {}
     for user in users:
         cookies[user] = await login(ports[0], user)
+    for user, key in setup["observers"].items():
+        cookies[user] = {"sessionid": key, "csrftoken": secrets.token_hex(16)}
     tables = [Table(info, setup["gm"], ports[i % len(ports)]) for i, info in enumerate(setup["battles"])]
     tasks = []
     for table in tables:
-        for user in users:
+        for user in [*users, *setup["observers"]]:
             ws = await WSClient.connect("127.0.0.1", table.port, f"/ws/battles/{table.id}/",
-                                        origin="http://127.0.0.1", cookie=f"sessionid={cookies[user]['sessionid']}")
+                                        origin=f"http://127.0.0.1:{table.port}", cookie=f"sessionid={cookies[user]['sessionid']}")
             seat = Seat(table, user, ws)
             table.seats.append(seat)
             tasks.append(asyncio.create_task(seat.run()))
             await ws.send(json.dumps({"type": "sync", "seq": 0, "reconnect": True}))  # a full first render
-    deadline = time.perf_counter() + 30
+    deadline = time.perf_counter() + 60
     while any(s.seq == 0 for t in tables for s in t.seats) or any(not t.gm_frame for t in tables):
         if time.perf_counter() > deadline:
             raise SystemExit("not every seat got its first render")
         await asyncio.sleep(0.05)
-    print(f"{len(tables)} battles x {len(users)} seats connected", flush=True)
+    print(f"{len(tables)} battles x {len(tables[0].seats)} seats connected", flush=True)
     lat: list[float] = []
     post_ms: list[float] = []
+    cpu0 = {name: cpu_ms(pids) for name, pids in cpu_pids.items()}
     start = time.perf_counter()
     rng = random.Random(7)
     counts = await asyncio.gather(*(
@@ -320,12 +509,13 @@ async def main_async(args: argparse.Namespace, setup: dict, ports: list[int]) ->
         for t in tables
     ))
     elapsed = time.perf_counter() - start
+    cpu = {name: cpu_ms(pids) - cpu0[name] for name, pids in cpu_pids.items()}
     for table in tables:
         for seat in table.seats:
             await seat.ws.close()
     for task in tasks:
         task.cancel()
-    return lat, post_ms, elapsed, sum(counts)
+    return {"lat": lat, "post_ms": post_ms, "elapsed": elapsed, "actions": sum(counts), "cpu": cpu}
 
 
 def pct(values: list[float], p: float) -> float:
@@ -337,33 +527,47 @@ def main() -> None:
     args = parse_args()
     if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
         print("note: the reference run uses DATABASE_URL (PostgreSQL) and REDIS_URL (Redis)", file=sys.stderr)
-    if args.servers > 1 and not os.environ.get("REDIS_URL"):
-        raise SystemExit("--servers > 1 needs REDIS_URL")
+    if (args.servers > 1 or args.proxy) and not os.environ.get("REDIS_URL"):
+        raise SystemExit("--servers > 1 and --proxy need REDIS_URL")
     load_before = os.getloadavg()[0]
-    setup = setup_tables(args.battles, args.clients)
+    setup = setup_tables(args.battles, args.clients, args.observers)
     phases = os.path.join(tempfile.gettempdir(), f"vtt-bench-phases-{os.getpid()}")
-    procs, ports = start_servers(args.servers, phases)
+    procs, ports = start_servers(args.servers, phases, args.server, args.profile, bool(args.proxy))
+    spy = procs[0].pid if args.profile else None
+    cpu_pids = {"server": [pid for proc in procs for pid in process_tree(proc.pid) if pid != spy]}
+    extra: list[subprocess.Popen] = []
     try:
-        lat, post_ms, elapsed, count = asyncio.run(main_async(args, setup, ports))
+        if args.proxy == "nginx":
+            nginx, port, _ = start_nginx(ports)
+            extra.append(nginx)
+            cpu_pids["nginx"] = process_tree(nginx.pid)
+            ports = [port]
+        run = asyncio.run(main_async(args, setup, ports, cpu_pids))
         time.sleep(1.2)  # let the servers write their last stage timings
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+        stop(extra)
+        if args.profile:
+            procs[0].send_signal(2)  # py-spy writes its flame graph on SIGINT, then stops the server
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                procs[0].wait(timeout=60)
+        stop(procs)
+    lat, post_ms, elapsed, count = run["lat"], run["post_ms"], run["elapsed"], run["actions"]
     if not lat:
         raise SystemExit("no action measured")
     rate = count / elapsed
-    print(f"battles={args.battles} seats={args.clients} servers={args.servers} think_ms={args.think_ms:g} "
-          f"actions={count} seconds={elapsed:.1f}")
-    print(f"load average (1 min) before={load_before:.1f} after={os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    seats = args.clients + args.observers
+    print(f"battles={args.battles} seats={seats} servers={args.servers} server={args.server} "
+          f"proxy={args.proxy or 'none'} think_ms={args.think_ms:g} actions={count} seconds={elapsed:.1f} "
+          f"database={'postgresql' if os.environ.get('DATABASE_URL') else 'sqlite'} "
+          f"layer={'redis' if os.environ.get('REDIS_URL') else 'memory'}")
+    print(f"load average (1 min) before={load_before:.2f} after={os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"POST round trip ms: p50={statistics.median(post_ms):.1f} p95={pct(post_ms, 95):.1f}")
     print(f"POST -> every seat updated ms: p50={statistics.median(lat):.1f} p95={pct(lat, 95):.1f} "
-          f"p99={pct(lat, 99):.1f} max={max(lat):.1f}")
+          f"p99={pct(lat, 99):.1f} max={max(lat):.1f} (n={len(lat)})")
+    line = f"server CPU per action: {run['cpu']['server'] / count:.1f} ms summed over {args.servers} process(es)"
+    if "nginx" in run["cpu"]:
+        line += f", nginx {run['cpu']['nginx'] / count:.1f} ms"
+    print(line)
     stages: dict[str, list[float]] = {}
     for i in range(args.servers):
         try:
@@ -375,6 +579,8 @@ def main() -> None:
             pass
     for name, values in stages.items():
         print(f"server {name}: p50={statistics.median(values):.1f} p95={pct(values, 95):.1f} ms (n={len(values)})")
+    if args.profile:
+        print(f"flame graph: {args.profile}")
     print(f"p95_ms={pct(lat, 95):.0f} actions_per_s={rate:.0f}")
 
 

@@ -4,37 +4,75 @@ A consumer never writes and never renders a broadcast: ``combat.live``
 renders each region once per visibility class (and each player's own
 regions) into one message for the battle's group; the consumer picks the
 part for its class and its user and sends those bytes. It renders for itself
-only when a page (re)connects behind the battle's seq. It also joins its
-user's own group, for messages meant for one person.
+only when a page (re)connects behind the battle's seq, or when its user's
+role changes. It also joins its user's own group, for messages meant for one
+person, and its account's group (``combat.sockets``), which says when the
+account's membership, role, password or session changed.
+
+Access (session, membership, role) is re-checked on every inbound message
+and before every push, from a per-socket cache that an ``access.changed``
+message invalidates and a background check refreshes (``RECHECK_SECONDS``). Close codes: 4403 the right to
+the table is gone (logout, removal); 4409 the same user opened too many
+sockets on this battle (the oldest goes); 4429 the client reads too slowly.
 
 Client -> server messages (JSON, small): ``{"type": "sync", "seq": N,
 "reconnect": bool}``. Server -> client: HTML fragments (regions with ids,
 swapped out of band by htmx's ws extension) or one JSON presence line
-``{"presence": {"<user id>": true|false}}`` handled by battle.js.
+``{"presence": {"<user id>": true|false, ...}}`` handled by battle.js.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
+from importlib import import_module
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.utils.crypto import constant_time_compare
 
-from combat import live
+from combat import live, presenters, sockets
+from combat.engine.actions import loads_bounded
 from combat.models import Battle
 from vtt.models import Membership
 
 MAX_MESSAGE = 2048
 SYNC_EVERY = 0.25  # seconds between two full renders asked by one socket
-RECHECK_SECONDS = 30.0  # an open socket re-checks its membership this often (at the next push)
+# A safety net only: a change of access reaches the socket at once through its account group.
+# Each socket re-checks in the background every 15-30 s (jittered: sockets opened together do not
+# re-check together, and never one after another on the push path); a push or message re-checks
+# inline only when the background check is overdue by half the period again.
+RECHECK_SECONDS = 30.0
+SOCKETS_PER_USER = getattr(settings, "SOCKETS_PER_USER", 5)  # per battle; the oldest is closed
+SOCKETS_PER_IP = getattr(settings, "SOCKETS_PER_IP", 100)  # over every battle; a new one is refused
+SLOW_BACKLOG = getattr(settings, "SOCKET_SLOW_BACKLOG", 200)  # messages waiting: the client is too slow
+CLOSE_REVOKED, CLOSE_REPLACED, CLOSE_SLOW = 4403, 4409, 4429
 
 
-def _access(user: Any, battle_id: int) -> tuple[str, int] | None:
+def _session_valid(session_key: str | None, user: Any) -> bool:
+    """The socket's session still exists, is this user's, and the password has not changed since."""
+    if not session_key:
+        return False
+    data = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
+    if str(data.get(SESSION_KEY, "")) != str(user.pk):
+        return False
+    fresh = get_user_model().objects.filter(pk=user.pk, is_active=True).first()
+    if fresh is None:
+        return False
+    return constant_time_compare(str(data.get(HASH_SESSION_KEY, "")), fresh.get_session_auth_hash())
+
+
+def _access(user: Any, battle_id: int, session_key: str | None = None, check_session: bool = False
+            ) -> tuple[str, int] | None:
     """(role, seq) of a member for this battle, or None."""
     if not getattr(user, "is_authenticated", False):
+        return None
+    if check_session and not _session_valid(session_key, user):
         return None
     battle = Battle.objects.filter(pk=battle_id).values_list("campaign_id", "seq").first()
     if battle is None:
@@ -44,10 +82,13 @@ def _access(user: Any, battle_id: int) -> tuple[str, int] | None:
 
 
 def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, str] | None:
-    table = live.load_table(battle_id)
+    table = presenters.load_table(battle_id)
     if table is None:
         return None
-    return table.battle.seq, live.regions_for(table, role, None if role == live.GM else user_id)
+    return table.battle.seq, presenters.regions_for(table, role, None if role == presenters.GM else user_id)
+
+
+EMPTY_GM_PANEL = '<section id="gm-panel" hx-swap-oob="true" hidden></section>'
 
 
 class BattleConsumer(AsyncWebsocketConsumer):
@@ -57,6 +98,9 @@ class BattleConsumer(AsyncWebsocketConsumer):
     sync_task: asyncio.Task | None = None
     sync_request: dict[str, Any] | None = None
     synced_at: float = float("-inf")
+    present: bool = False
+    closing: bool = False
+    recheck_task: asyncio.Task | None = None
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -66,36 +110,132 @@ class BattleConsumer(AsyncWebsocketConsumer):
             await self.close()
             return
         user = self.scope.get("user")
-        access = await database_sync_to_async(_access)(user, self.battle_id)
+        session = self.scope.get("session")
+        self.session_key = getattr(session, "session_key", None)
+        access = await database_sync_to_async(_access)(user, self.battle_id, self.session_key, True)
         if access is None:
             await self.close()  # before accept: the handshake is refused (HTTP 403)
+            return
+        client = self.scope.get("client") or (None,)
+        self.ip = str(client[0]) if client and client[0] else None
+        self.store = sockets.store()
+        if self.ip and await self.store.ip_count(self.ip) >= SOCKETS_PER_IP:
+            await self.close()  # too many sockets from this address: refused before accept
             return
         self.role, _ = access
         self.user = user
         self.user_id = str(user.pk)
         self.checked_at = time.monotonic()
         self.vclass = live.vclass_of(self.role)
-        self.groups_joined = [live.battle_group(self.battle_id), live.user_group(self.battle_id, self.user_id)]
+        self.groups_joined = [
+            live.battle_group(self.battle_id),
+            live.user_group(self.battle_id, self.user_id),
+            sockets.account_group(self.user_id),
+        ]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        await self._presence("presence.hello", True)
+        await self._join()
+        self.recheck_task = asyncio.get_running_loop().create_task(self._recheck_forever())
+
+    async def _recheck_forever(self) -> None:
+        """The periodic access check, off the push path, at a jittered interval of this socket's own."""
+        while not self.closing:
+            await asyncio.sleep(max(0.5, RECHECK_SECONDS * random.uniform(0.5, 1.0)))
+            await self._allowed(force=True)
 
     async def disconnect(self, code: int) -> None:
+        self.closing = True
+        await self._leave()
+
+    async def _leave(self) -> None:
+        """Leave every group and the table's presence (once), telling the others if this user is gone."""
         if self.sync_task is not None:
             self.sync_task.cancel()
-        for group in getattr(self, "groups_joined", []):
+        if self.recheck_task is not None and self.recheck_task is not asyncio.current_task():
+            self.recheck_task.cancel()
+        groups, self.groups_joined = getattr(self, "groups_joined", []), []
+        for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
-        if getattr(self, "groups_joined", None):
-            await self._presence("presence.bye", False)
+        if self.present:
+            self.present = False
+            entries = await self.store.remove(self.battle_id, self.channel_name, self.ip)
+            if not any(user == self.user_id for user, _ in entries.values()):
+                await self._announce(False)
+
+    async def _close(self, code: int, reason: str) -> None:
+        """Close from the server side; the socket stops counting at once, even if the client never answers."""
+        if not self.closing:
+            self.closing = True
+            await self.close(code=code, reason=reason)
+            await self._leave()
+
+    # ------------------------------------------------------------ presence and caps
+
+    async def _join(self) -> None:
+        """Enter the table: read who is here (one read), tell the others only if this user was absent."""
+        entries = await self.store.add(self.battle_id, self.channel_name, self.user_id, self.ip)
+        self.present = True
+        online = {user for user, _ in entries.values()}
+        await self.send(text_data=json.dumps({"presence": dict.fromkeys(sorted(online), True)}))
+        mine = sorted((opened, channel) for channel, (user, opened) in entries.items() if user == self.user_id)
+        if len(mine) == 1:
+            await self._announce(True)
+        # Too many sockets of this user on this battle: the oldest ones go.
+        for _, channel in mine[: max(0, len(mine) - SOCKETS_PER_USER)]:
+            if channel != self.channel_name:
+                await sockets.safe_send(self.channel_layer, channel, {"type": "socket.replaced"})
+
+    async def _announce(self, online: bool) -> None:
+        message = {"type": "presence.update", "user": self.user_id, "online": online}
+        await sockets.safe_group_send(self.channel_layer, live.battle_group(self.battle_id), message)
+
+    async def presence_update(self, event: dict[str, Any]) -> None:
+        if event["user"] != self.user_id and not self.closing:
+            await self.send(text_data=json.dumps({"presence": {event["user"]: bool(event["online"])}}))
+
+    async def socket_replaced(self, event: dict[str, Any]) -> None:
+        await self._close(CLOSE_REPLACED, "This table is open in too many tabs; the oldest was closed.")
+
+    # ------------------------------------------------------------ access
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """The account's membership, role, password or session changed: re-check now."""
+        if event.get("session") is not None and event["session"] == self.session_key:
+            await self._close(CLOSE_REVOKED, "Logged out.")
+            return
+        old = self.role
+        if await self._allowed(force=True) and self.role != old:
+            # The page shows the old role's regions: replace every one of them at once.
+            self.sync_request = {"type": "sync", "reconnect": True}
+            await self._send_fresh(role_changed=True)
+
+    async def _allowed(self, force: bool = False) -> bool:
+        """Session, membership and role, from the cache unless it was invalidated or is old."""
+        if self.closing:
+            return False
+        if not force and time.monotonic() - self.checked_at <= 1.5 * RECHECK_SECONDS:
+            return True  # fresh enough: the background check keeps it so
+        access = await database_sync_to_async(_access)(self.user, self.battle_id, self.session_key, True)
+        self.checked_at = time.monotonic()
+        if access is None:
+            await self._close(CLOSE_REVOKED, "You no longer have access to this table.")
+            return False
+        self.role, _ = access
+        self.vclass = live.vclass_of(self.role)
+        return True
+
+    async def _still_member(self) -> bool:
+        return await self._allowed(force=True)
+
+    # ------------------------------------------------------------ client messages
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not text_data or len(text_data) > MAX_MESSAGE:
+        if not await self._allowed():
             return
-        try:
-            message = json.loads(text_data)
-        except ValueError:
+        if not text_data:
             return
+        message = loads_bounded(text_data, MAX_MESSAGE, max_depth=2)  # a sync message is one flat object
         if not isinstance(message, dict) or message.get("type") != "sync":
             return
         # A full render costs a read and a render: at most one per socket per
@@ -114,17 +254,19 @@ class BattleConsumer(AsyncWebsocketConsumer):
         await asyncio.sleep(wait)
         await self._send_fresh()
 
-    async def _send_fresh(self) -> None:  # (not "_sync": Channels reads that name as "sync consumer")
+    async def _send_fresh(self, role_changed: bool = False) -> None:  # (not "_sync": Channels reads that name)
         message, self.sync_request = self.sync_request, None
-        if message is None:
+        if message is None or not await self._allowed():
             return
         self.synced_at = time.monotonic()
         seen = message.get("seq")
         fresh = await database_sync_to_async(_fresh)(self.battle_id, self.role, self.user_id)
         if fresh is None:
-            await self.close()
+            await self._close(CLOSE_REVOKED, "This battle no longer exists.")
             return
         seq, html = fresh
+        if role_changed and self.role != live.GM:
+            html += EMPTY_GM_PANEL
         if message.get("reconnect") is True or type(seen) is not int or seen != seq:
             await self.send(text_data=html)
 
@@ -132,42 +274,21 @@ class BattleConsumer(AsyncWebsocketConsumer):
 
     async def battle_push(self, event: dict[str, Any]) -> None:
         """Pick this socket's bytes: its class's regions, and a player's own regions."""
-        if time.monotonic() - self.checked_at > RECHECK_SECONDS and not await self._still_member():
+        if not await self._allowed():
+            return
+        if self._backlog() > SLOW_BACKLOG:
+            # This client cannot keep up: drop it (it reconnects and syncs), never the others.
+            await self._close(CLOSE_SLOW, "Too slow to follow the table; reconnecting.")
             return
         html = event[self.vclass]
         if self.vclass == "pl":
             html += event["users"].get(self.user_id, "")
         await self.send(text_data=html)
 
-    async def _still_member(self) -> bool:
-        """A member removed from the campaign stops receiving the table; a changed role takes effect."""
-        access = await database_sync_to_async(_access)(self.user, self.battle_id)
-        self.checked_at = time.monotonic()
-        if access is None:
-            await self.close(code=4403)
-            return False
-        self.role, _ = access
-        self.vclass = live.vclass_of(self.role)
-        return True
-
-    async def _presence(self, kind: str, online: bool) -> None:
-        message = {"type": kind, "user": self.user_id, "online": online, "reply_to": self.channel_name}
-        await self.channel_layer.group_send(live.battle_group(self.battle_id), message)
-
-    async def presence_hello(self, event: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps({"presence": {event["user"]: True}}))
-        if event["reply_to"] != self.channel_name:
-            await self.channel_layer.send(
-                event["reply_to"], {"type": "presence.here", "user": self.user_id}
-            )
-
-    async def presence_here(self, event: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps({"presence": {event["user"]: True}}))
-
-    async def presence_bye(self, event: dict[str, Any]) -> None:
-        if event["user"] == self.user_id:
-            if event["reply_to"] != self.channel_name:
-                # Another tab of this user closed; this one is still here.
-                await self._presence("presence.hello", True)
-            return
-        await self.send(text_data=json.dumps({"presence": {event["user"]: False}}))
+    def _backlog(self) -> int:
+        """Messages waiting in this socket's channel (0 when the layer does not say)."""
+        try:
+            queue = self.channel_layer.channels.get(self.channel_name)
+            return queue.qsize() if queue is not None else 0
+        except Exception:  # a layer without per-channel queues
+            return 0

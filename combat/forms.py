@@ -7,11 +7,17 @@ anything else. Rule checks (range, turn, costs) are the engine's job.
 
 from __future__ import annotations
 
-import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+
+from combat.engine.actions import Refusal, loads_bounded
+
+MAX_PARAMS_TEXT = 4000
+_ASCII_INT = re.compile(r"-?[0-9]{1,12}")
+_ASCII_SEQ = re.compile(r"[0-9]{1,18}")
 
 MAX_BOARD_SIDE = 40
 MAX_COPIES = 20
@@ -19,9 +25,40 @@ MAX_TEXT = 120
 
 
 class NewBattleForm(forms.Form):
+    """Name, board, the party and monsters with a count: a whole battle on one screen.
+
+    ``monsters`` are (field name, label) pairs: a count field is added for each
+    (the campaign's monsters and NPCs, then the ruleset's starter monsters).
+    ``rows_board``: a board of front and back rows has no size to choose.
+    """
+
     name = forms.CharField(max_length=MAX_TEXT, label="Name")
     width = forms.IntegerField(min_value=2, max_value=MAX_BOARD_SIDE, initial=12, label="Columns")
     height = forms.IntegerField(min_value=2, max_value=MAX_BOARD_SIDE, initial=10, label="Rows")
+    party = forms.BooleanField(required=False, initial=True, label="Add the party")
+
+    def __init__(self, *args, monsters: list[tuple[str, str]] = (), rows_board: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if rows_board:
+            for name in ("width", "height"):
+                self.fields[name].required = False
+                self.fields[name].widget = forms.HiddenInput()
+        self.rows_board = rows_board
+        self.monster_fields = []
+        for field_name, label in monsters:
+            self.fields[field_name] = forms.IntegerField(
+                min_value=0, max_value=MAX_COPIES, initial=0, required=False, label=label,
+                widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "count"}),
+            )
+            self.monster_fields.append(field_name)
+
+    def monster_counts(self) -> dict[str, int]:
+        return {name: self.cleaned_data.get(name) or 0 for name in self.monster_fields}
+
+    def board_size(self) -> tuple[int, int]:
+        if self.rows_board:
+            return 2, 2
+        return self.cleaned_data["width"], self.cleaned_data["height"]
 
 
 class AddCombatantsForm(forms.Form):
@@ -54,24 +91,39 @@ def _text(post: Any, name: str, label: str, required: bool = True, limit: int = 
     return value
 
 
+def ascii_int(value: Any) -> int | None:
+    """A whole number written in ASCII digits ("12", "-3"), else None ("²", "١٢", "1e3", " ")."""
+    text = str(value).strip() if value is not None else ""
+    return int(text) if _ASCII_INT.fullmatch(text) else None
+
+
+def posted_seq(value: Any) -> int | None:
+    """A posted page version: None when absent; ``BadInput`` unless plain ASCII digits."""
+    if value in (None, ""):
+        return None
+    if not _ASCII_SEQ.fullmatch(str(value)):
+        raise BadInput("This page's version is malformed; reload the page.")
+    return int(value)
+
+
 def _int(post: Any, name: str, label: str, required: bool = True) -> int | None:
     value = _text(post, name, label, required, limit=12)
     if value is None:
         return None
-    try:
-        return int(value)
-    except ValueError:
-        raise BadInput(f"{label} must be a whole number.") from None
+    number = ascii_int(value)
+    if number is None:
+        raise BadInput(f"{label} must be a whole number.")
+    return number
 
 
 def _square(post: Any) -> list[int] | None:
     """``square="x,y"`` (0-based, filled by the page) or ``col``/``line`` (1-based, typed by a person)."""
     raw = post.get("square")
     if raw:
-        parts = str(raw).split(",")
-        if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+        parts = [ascii_int(p) for p in str(raw)[:40].split(",")]
+        if len(parts) != 2 or None in parts:
             raise BadInput("That square is malformed.")
-        return [int(parts[0]), int(parts[1])]
+        return parts
     col, line = _int(post, "col", "Column", False), _int(post, "line", "Row", False)
     if col is None and line is None:
         return None
@@ -111,6 +163,14 @@ def _gm_params(kind: str, post: Any) -> dict[str, Any]:
     return params
 
 
+def client_token(post: Any) -> str | None:
+    """The form's one-time token: printable ASCII only (a NUL would not even reach PostgreSQL)."""
+    token = _text(post, "client_token", "The form token", False, limit=48)
+    if token is not None and not (token.isascii() and token.isprintable()):
+        raise BadInput("The form token is malformed; reload the page.")
+    return token
+
+
 def action_from_post(post: Any) -> Posted:
     """The engine payload ``{"kind", "actor", "params"}`` of a posted action form.
 
@@ -118,13 +178,8 @@ def action_from_post(post: Any) -> Posted:
     """
     kind = _text(post, "kind", "The action", limit=64)
     assert kind is not None
-    token = _text(post, "client_token", "The form token", False, limit=48)
-    raw_seq = post.get("expected_seq")
-    expected_seq = None
-    if raw_seq not in (None, ""):
-        if not str(raw_seq).isdigit():
-            raise BadInput("This page's version is malformed; reload the page.")
-        expected_seq = int(raw_seq)
+    token = client_token(post)
+    expected_seq = posted_seq(post.get("expected_seq"))
     actor = _text(post, "actor", "The actor", False, limit=16)
     if kind == "answer":
         params = {
@@ -135,13 +190,10 @@ def action_from_post(post: Any) -> Posted:
     if kind.startswith(("gm.", "setup.")):
         return Posted({"kind": kind, "actor": None, "params": _gm_params(kind, post)}, expected_seq, token)
     raw = post.get("params") or "{}"
-    if len(raw) > 4000:
+    if len(raw) > MAX_PARAMS_TEXT:
         raise BadInput("The action's details are too long.")
-    try:
-        params = json.loads(raw)
-    except ValueError:
-        raise BadInput("The action's details are malformed; reload the page.") from None
-    if not isinstance(params, dict):
+    params = loads_bounded(raw, MAX_PARAMS_TEXT)
+    if isinstance(params, Refusal) or not isinstance(params, dict):
         raise BadInput("The action's details are malformed; reload the page.")
     targets = [str(t)[:16] for t in post.getlist("target") if str(t).strip()] if hasattr(post, "getlist") else []
     if targets:

@@ -26,8 +26,19 @@ class Battle(models.Model):
     snapshot = models.JSONField(default=dict)
     # Number of events in the log; the seq of the last event.
     seq = models.PositiveIntegerField(default=0)
+    # When the GM confirmed the end-of-battle summary onto the sheets (once per battle).
+    applied = models.DateTimeField(null=True, blank=True)
+    # Rebuilt from an exported file (not played here).
+    imported = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
+    # The picture under the board (a map on a grid board, a backdrop behind a rows board), and how the
+    # grid lies over it: ``grid_cols`` squares across the image's width starting ``grid_offset_*`` image
+    # pixels from its top-left corner; 0 squares across stretches the image over the whole board.
+    map = models.ForeignKey("vtt.MapImage", null=True, blank=True, on_delete=models.SET_NULL, related_name="battles")
+    grid_cols = models.PositiveSmallIntegerField(default=0)
+    grid_offset_x = models.PositiveIntegerField(default=0)
+    grid_offset_y = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created"]

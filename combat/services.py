@@ -28,14 +28,15 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
-from combat.engine.actions import Action, Refusal
+from combat.engine.actions import Action, Refusal, RefusalCode
 from combat.engine.core import new_battle_event, replay, resolve, undo_cut
 from combat.engine.dice import Dice
 from combat.engine.events import Event
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
 from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
-from vtt.models import Membership
+from vtt.homebrew import battle_content
+from vtt.models import Campaign, Membership
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ NOT_MEMBER = "You are not part of this campaign."
 GM_ONLY = "Only the GM can do that."
 NOT_YOURS = "You can only act for your own characters."
 NO_BATTLE = "That battle does not exist."
+ARCHIVED = "An imported battle is kept as it was: replay it, it cannot be changed."
 
 
 @dataclass
@@ -59,7 +61,8 @@ class Result:
     """What a service did.
 
     ``ok``: accepted (or a repeat of an accepted request, then ``duplicate``).
-    ``reason``: why not, for the person who asked. ``events``: the engine
+    ``reason``: why not, for the person who asked; ``code``: what kind of
+    refusal (callers choose a response by it). ``events``: the engine
     events appended (for a duplicate, those of the first request). ``seq``:
     the battle's seq after the call (unchanged on refusal). ``state``: the
     engine state after the call, when it was read.
@@ -72,6 +75,7 @@ class Result:
     state: BattleState | None = None
     duplicate: bool = False
     battle_id: int | None = None
+    code: RefusalCode | None = None
 
 
 # ---------------------------------------------------------------- helpers
@@ -93,22 +97,31 @@ def load_state(battle: Battle) -> BattleState:
     return BattleState.from_dict(battle.snapshot)
 
 
-def _broadcast(battle_id: int, seq: int) -> None:
-    """Tell the live table (``combat.live.battle_changed``) when that module exists."""
+def _broadcast(battle_id: int, seq: int, written: tuple[Battle, BattleState, list[Event]] | None = None) -> None:
+    """Tell the live table when ``combat.live`` exists.
+
+    With what this write holds (the battle row, the state after it, the
+    events appended) and a ``battle_written`` hook, the push renders from
+    those instead of reading the battle again; else ``battle_changed``.
+    """
     try:
         live = importlib.import_module("combat.live")
     except ModuleNotFoundError as exc:
         if exc.name != "combat.live":
             raise
         return
+    written_hook = getattr(live, "battle_written", None)
+    if written is not None and written_hook is not None:
+        written_hook(*written)
+        return
     hook = getattr(live, "battle_changed", None)
     if hook is not None:
         hook(battle_id, seq)
 
 
-def _on_commit(battle_id: int, seq: int) -> None:
+def _on_commit(battle_id: int, seq: int, written: tuple[Battle, BattleState, list[Event]] | None = None) -> None:
     def battle_changed() -> None:  # a named function: Django logs a failure by __qualname__
-        _broadcast(battle_id, seq)
+        _broadcast(battle_id, seq, written)
 
     # robust: the write is committed; a failed push must not turn it into an error.
     transaction.on_commit(battle_changed, robust=True)
@@ -122,15 +135,16 @@ def _parse(action: Any) -> Action | Refusal:
     if isinstance(action, Action):
         return action
     if not isinstance(action, dict):
-        return Refusal("That action is malformed.")
+        return Refusal("That action is malformed.", RefusalCode.BAD_INPUT)
     return Action.from_dict(action)
 
 
 def _token(client_token: Any) -> str | None | Refusal:
     if client_token in (None, ""):
         return None
-    if not isinstance(client_token, str) or len(client_token) > MAX_TOKEN:
-        return Refusal("That request carries a malformed token.")
+    if (not isinstance(client_token, str) or len(client_token) > MAX_TOKEN
+            or not (client_token.isascii() and client_token.isprintable())):
+        return Refusal("That request carries a malformed token.", RefusalCode.BAD_INPUT)
     return client_token
 
 
@@ -138,15 +152,20 @@ def _as_seq(value: Any) -> int | None:
     """A posted seq ("12" or 12); anything else never matches."""
     if type(value) is int:
         return value
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value) < 19:
         return int(value)
     return None
 
 
-def _refused(reason: str, battle: Battle | None = None, state: BattleState | None = None) -> Result:
+def _refused(reason: str | Refusal, battle: Battle | None = None, state: BattleState | None = None,
+             code: RefusalCode = RefusalCode.NOT_ALLOWED) -> Result:
+    """A refusal as a Result: ``reason`` is words (with ``code``) or a Refusal (its own code)."""
+    if isinstance(reason, Refusal):
+        reason, code = reason.reason, reason.code
     return Result(
         ok=False,
         reason=reason,
+        code=code,
         seq=battle.seq if battle is not None else 0,
         state=state,
         battle_id=battle.pk if battle is not None else None,
@@ -220,12 +239,12 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
         snapshot=snapshot, seq=seq, status=_status(state), updated=timezone.now()
     )
     battle.snapshot, battle.seq, battle.status = snapshot, seq, _status(state)
-    _on_commit(battle.pk, seq)
+    _on_commit(battle.pk, seq, (battle, state, events))
     return Result(ok=True, events=events, seq=seq, state=state, battle_id=battle.pk)
 
 
 # A check gets (role, battle, state, action, user) and returns a reason to refuse, or "".
-Check = Callable[[str, Battle, BattleState, Action, Any], str]
+Check = Callable[[str, Battle, BattleState, Action, Any], Refusal | None]
 
 
 def _run(
@@ -243,58 +262,64 @@ def _run(
     """
     token = _token(client_token)
     if isinstance(token, Refusal):
-        return _refused(token.reason)
+        return _refused(token)
     with transaction.atomic():
         battle = _lock(battle_id, user, token)
         if battle is None:
-            return _refused(NO_BATTLE)
+            return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
         role = battle.role
         if role is None:
-            return _refused(NOT_MEMBER, battle)
+            return _refused(NOT_MEMBER, battle, code=RefusalCode.NOT_YOURS)
+        if battle.imported:
+            return _refused(ARCHIVED, battle, code=RefusalCode.NOT_ALLOWED)
         if role == OBSERVER:
-            return _refused("Observers watch; they cannot act.", battle)
+            return _refused("Observers watch; they cannot act.", battle, code=RefusalCode.NOT_YOURS)
         if token is not None and _seen(battle, user, token):
             return _duplicate(battle, user, token)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
-            return _refused(STALE, battle)
+            return _refused(STALE, battle, code=RefusalCode.STALE)
         state = load_state(battle)
         parsed = _parse(action(state, role) if callable(action) else action)
         if isinstance(parsed, Refusal):
-            return _refused(parsed.reason, battle, state)
-        reason = check(role, battle, state, parsed, user)
-        if reason:
-            return _refused(reason, battle, state)
+            return _refused(parsed, battle, state)
+        refusal = check(role, battle, state, parsed, user)
+        if refusal is not None:
+            return _refused(refusal, battle, state)
         try:
             outcome = resolve(state, parsed, Dice(battle.seed, battle.seq))
         except Exception:  # noqa: BLE001 - an engine bug must not become a 500 or a half write
             log.exception("engine failed on %s in battle %s", parsed, battle.pk)
             return _refused("The rules could not resolve that action; nothing changed.", battle, state)
         if isinstance(outcome, Refusal):
-            return _refused(outcome.reason, battle, state)
+            return _refused(outcome, battle, state)
         events, after = outcome
         if not events:
             return _refused("That changes nothing.", battle, state)
         return _append(battle, after, events, user, token)
 
 
-def _check_play(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+def _forbidden(reason: str) -> Refusal:
+    return Refusal(reason, RefusalCode.NOT_YOURS)
+
+
+def _check_play(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
     """Players act for their own combatants, by turn and answer actions; the GM for anyone."""
     if role == GM:
-        return ""
+        return None
     if action.kind.startswith(("gm.", "setup.")):
-        return GM_ONLY
+        return _forbidden(GM_ONLY)
     me = str(user.pk)
     if action.kind == "answer":
         pending = state.pending
         if pending is None:
-            return "Nothing is waiting for an answer."
+            return Refusal("Nothing is waiting for an answer.")
         if _gm_only(pending) or pending.controller != me or action.actor != pending.combatant:
-            return "That decision is not yours to make."
-        return ""
+            return _forbidden("That decision is not yours to make.")
+        return None
     combatant = state.combatants.get(action.actor) if isinstance(action.actor, str) else None
     if combatant is None or combatant.controller != me:
-        return NOT_YOURS
-    return ""
+        return _forbidden(NOT_YOURS)
+    return None
 
 
 def _gm_only(pending: Any) -> bool:
@@ -302,14 +327,14 @@ def _gm_only(pending: Any) -> bool:
     return bool(getattr(pending, "gm_only", False))
 
 
-def _check_gm(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
-    return "" if role == GM else GM_ONLY
+def _check_gm(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
+    return None if role == GM else _forbidden(GM_ONLY)
 
 
-def _check_override(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+def _check_override(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
     if role != GM:
-        return GM_ONLY
-    return "" if action.kind.startswith("gm.") else "That is not a GM override."
+        return _forbidden(GM_ONLY)
+    return None if action.kind.startswith("gm.") else Refusal("That is not a GM override.", RefusalCode.BAD_INPUT)
 
 
 # ---------------------------------------------------------------- services
@@ -323,41 +348,50 @@ def create_battle(
     height: int,
     blocked: Iterable[Any] = (),
     *,
-    ruleset: str = "luck",
+    ruleset: str | None = None,
     options: dict[str, Any] | None = None,
     seed: int | None = None,
     content: dict[str, Any] | None = None,
 ) -> Result:
     """Create a battle (GM only); its log starts with the "battle.created" event (seq 1).
 
-    ``options`` are the house rules (validated, defaults filled in), ``content``
-    an optional custom content pack (ENG-10) checked by the ruleset.
+    ``ruleset`` defaults to the campaign's; ``options`` are the house rules
+    (validated, defaults filled in), ``content`` an optional custom content
+    pack (ENG-10) checked by the ruleset; by default the campaign's own content
+    (``vtt.homebrew.battle_content``), so a battle keeps the version of each
+    homebrew entry it started with.
     """
     campaign_id = getattr(campaign, "pk", campaign)
+    if ruleset is None:
+        ruleset = getattr(campaign, "ruleset", None) or (
+            Campaign.objects.filter(pk=campaign_id).values_list("ruleset", flat=True).first()
+        )
     name = name.strip() if isinstance(name, str) else ""
     if not name or len(name) > 120:
-        return _refused("Give the battle a name (up to 120 characters).")
+        return _refused("Give the battle a name (up to 120 characters).", code=RefusalCode.BAD_INPUT)
     try:
         rules = get_ruleset(ruleset)
     except (UnknownRuleset, TypeError):
-        return _refused(f"Unknown ruleset {ruleset!r}.")
+        return _refused(f"Unknown ruleset {ruleset!r}.", code=RefusalCode.BAD_INPUT)
     options, errors = rules.validate_options(options)
     if errors:
-        return _refused("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()))
+        return _refused("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()), code=RefusalCode.BAD_INPUT)
     if not all(type(n) is int and 1 <= n <= MAX_BOARD for n in (width, height)):
-        return _refused(f"The board is 1 to {MAX_BOARD} squares on each side.")
+        return _refused(f"The board is 1 to {MAX_BOARD} squares on each side.", code=RefusalCode.BAD_INPUT)
     squares = _squares(blocked, width, height)
     if isinstance(squares, Refusal):
-        return _refused(squares.reason)
+        return _refused(squares)
     if seed is None:
         seed = secrets.randbits(48)
     with transaction.atomic():
         if role_of(user, campaign_id) != GM:
-            return _refused(GM_ONLY)
+            return _refused(GM_ONLY, code=RefusalCode.NOT_YOURS)
+        if content is None:
+            content = battle_content(campaign_id) or None
         try:
             event = new_battle_event(rules.key, options, seed, width, height, squares, content)
         except ValueError as exc:
-            return _refused(str(exc))
+            return _refused(str(exc), code=RefusalCode.BAD_INPUT)
         state = replay([event])
         battle = Battle.objects.create(
             campaign_id=campaign_id, name=name, ruleset=rules.key, seed=seed,
@@ -376,11 +410,11 @@ def _squares(blocked: Iterable[Any], width: int, height: int) -> list[list[int]]
         for square in blocked:
             x, y = square
             if not (type(x) is int and type(y) is int and 0 <= x < width and 0 <= y < height):
-                return Refusal("A blocked square lies outside the board.")
+                return Refusal("A blocked square lies outside the board.", RefusalCode.BAD_INPUT)
             if [x, y] not in squares:
                 squares.append([x, y])
     except (TypeError, ValueError):
-        return Refusal("Blocked squares are [x, y] pairs.")
+        return Refusal("Blocked squares are [x, y] pairs.", RefusalCode.BAD_INPUT)
     return squares
 
 
@@ -417,7 +451,7 @@ def add_combatant(
     During setup this is "setup.add_combatant"; once the battle runs, "gm.add_combatant".
     """
     if params is not None and not isinstance(params, dict):
-        return _refused("Describe the combatant with named values.")
+        return _refused("Describe the combatant with named values.", code=RefusalCode.BAD_INPUT)
     if character is not None:
         # Explicit params (a side, a name) win over the character's own.
         payload = {**character_params(character), **(params or {})}
@@ -425,18 +459,18 @@ def add_combatant(
     elif params is not None:
         payload, character_campaign = dict(params), None
     else:
-        return _refused("Choose a character or describe the combatant.")
+        return _refused("Choose a character or describe the combatant.", code=RefusalCode.BAD_INPUT)
     if pos is not None:
         payload["pos"] = pos
     if row is not None:
         payload["row"] = row
 
-    def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+    def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
         if role != GM:
-            return GM_ONLY
+            return _forbidden(GM_ONLY)
         if character_campaign is not None and character_campaign != battle.campaign_id:
-            return "That character belongs to another campaign."
-        return ""
+            return Refusal("That character belongs to another campaign.", RefusalCode.BAD_INPUT)
+        return None
 
     def build(state: BattleState, role: str) -> dict[str, Any]:
         kind = "setup.add_combatant" if state.phase == "setup" else "gm.add_combatant"
@@ -484,9 +518,9 @@ def answer_decision(
         actor = pending.combatant if mine else None
         return {"kind": "answer", "actor": actor, "params": {"decision": decision_id, "choice": choice}}
 
-    def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> str:
+    def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
         if state.pending is None or state.pending.id != decision_id:
-            return "That decision is no longer open."
+            return Refusal("That decision is no longer open.")
         return _check_play(role, battle, state, action, user)
 
     return _run(battle_id, user, build, check, expected_seq, client_token)
@@ -514,11 +548,13 @@ def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
     with transaction.atomic():
         battle = _lock(battle_id, user)
         if battle is None:
-            return _refused(NO_BATTLE)
+            return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
         if battle.role != GM:
-            return _refused(GM_ONLY, battle)
+            return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
+        if battle.imported:
+            return _refused(ARCHIVED, battle, code=RefusalCode.NOT_ALLOWED)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
-            return _refused(STALE, battle)
+            return _refused(STALE, battle, code=RefusalCode.STALE)
         if battle.seq <= 1:
             return _refused("There is nothing to undo.", battle)
         events = _events(battle.pk)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from combat import views
+from combat import archive_views, views
 
 urlpatterns = [
     path("campaigns/<int:pk>/battles/new/", views.battle_new, name="battle_new"),
@@ -14,4 +14,9 @@ urlpatterns = [
     path("battles/<int:pk>/undo", views.battle_undo, name="battle_undo"),
     path("battles/<int:pk>/add", views.battle_add, name="battle_add"),
     path("battles/<int:pk>/log", views.battle_log, name="battle_log"),
+    path("battles/<int:pk>/map", views.battle_map, name="battle_map"),
+    path("battles/<int:pk>/replay", archive_views.battle_replay, name="battle_replay"),
+    path("battles/<int:pk>/export", archive_views.battle_export, name="battle_export"),
+    path("battles/<int:pk>/summary", archive_views.battle_summary, name="battle_summary"),
+    path("campaigns/<int:pk>/battles/import/", archive_views.battle_import, name="battle_import"),
 ]

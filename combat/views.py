@@ -9,29 +9,45 @@ out of band; a refusal is a 4xx with its reason (battle.js tells htmx to swap
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import live, services
+from combat import live, presenters, services, setup
+from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
-from combat.forms import AddCombatantsForm, BadInput, NewBattleForm, action_from_post
+from combat.engine.view import Viewer, filter_event, hidden_ids
+from combat.forms import (
+    AddCombatantsForm,
+    BadInput,
+    NewBattleForm,
+    action_from_post,
+    ascii_int,
+    client_token,
+    posted_seq,
+)
 from combat.models import Battle, BattleEvent
+from combat.outcome import outcome_text
+from combat.setup import numbered_names
+from vtt import live as vtt_live
 from vtt.access import campaign_for
-from vtt.models import Character, Role
+from vtt.content import character_templates, template_slug
+from vtt.forms import BattleMapForm
+from vtt.models import Character, CharacterKind, MapImage, Role
 
 LIVE_HEADER = "X-VTT-Live"  # battle.js sets it while the socket is open: regions arrive by push
 
 
 def _battle_for(request: HttpRequest, pk: int) -> tuple[Battle, str]:
-    battle = Battle.objects.select_related("campaign").filter(pk=pk).first()
+    battle = Battle.objects.select_related("campaign", "map").filter(pk=pk).first()
     if battle is None:
         raise Http404("No such battle.")
     _, membership = campaign_for(request, battle.campaign_id)
@@ -42,32 +58,42 @@ def _viewer(request: HttpRequest, role: str) -> str | None:
     return None if role == Role.GM else str(request.user.pk)
 
 
-FORBIDDEN = {services.NOT_YOURS, services.GM_ONLY, services.NOT_MEMBER, "That decision is not yours to make."}
+#: The HTTP status of each kind of refusal: 409 for a stale page, 403 for someone acting beyond their
+#: role or characters, 404 for a battle that is gone, 422 for input or a rule's refusal.
+HTTP_STATUS: dict[RefusalCode, int] = {
+    RefusalCode.STALE: 409,
+    RefusalCode.NOT_YOURS: 403,
+    RefusalCode.NOT_FOUND: 404,
+    RefusalCode.NOT_YOUR_TURN: 422,
+    RefusalCode.WAITING: 422,
+    RefusalCode.OUT_OF_RANGE: 422,
+    RefusalCode.NOT_ALLOWED: 422,
+    RefusalCode.BAD_INPUT: 422,
+}
 
 
-def _status_for(reason: str) -> int:
-    """409 for a stale page, 403 for someone acting beyond their role, 422 for a rule's refusal."""
-    if reason == services.STALE:
-        return 409
-    if reason in FORBIDDEN or reason.startswith("Observers"):
-        return 403
-    return 422
+def _status_for(result: services.Result) -> int:
+    return HTTP_STATUS[result.code or RefusalCode.NOT_ALLOWED]
 
 
-def _message(text: str, ok: bool) -> str:
-    return format_html('<p class="msg {}">{}</p>', "ok" if ok else "bad", text)
+def _message(text: str, ok: bool, seq: int | None = None) -> str:
+    """A message; ``seq``: the change it tells of (table-flow.js clears it once the battle moves past it)."""
+    if seq is None:
+        return format_html('<p class="msg {}">{}</p>', "ok outcome" if ok else "bad", text)
+    return format_html('<p class="msg {}" data-seq="{}">{}</p>', "ok outcome" if ok else "bad", seq, text)
 
 
-def _reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str, status: int = 200) -> HttpResponse:
+def _reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str, status: int = 200,
+           seq: int | None = None) -> HttpResponse:
     """HTMX: the message plus the viewer's fresh regions (unless the socket brings them). Else: redirect."""
     if not request.htmx:
         (messages.success if ok else messages.error)(request, text)
         return redirect("battle", battle.pk)
-    body = _message(text, ok)
+    body = _message(text, ok, seq)
     if not ok or request.headers.get(LIVE_HEADER) != "1":
-        table = live.load_table(battle.pk)
+        table = presenters.load_table(battle.pk)
         if table is not None:
-            body += live.regions_for(table, role, _viewer(request, role))
+            body += presenters.regions_for(table, role, _viewer(request, role))
     response = HttpResponse(body, status=status)
     if not ok:
         response["HX-Retarget"] = "#battle-messages"
@@ -78,33 +104,59 @@ def _reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str,
 def _result(request: HttpRequest, battle: Battle, role: str, result: services.Result, done: str) -> HttpResponse:
     if result.ok:
         text = "Already done: that tap was counted once." if result.duplicate else done
-        return _reply(request, battle, role, True, text)
-    return _reply(request, battle, role, False, result.reason, _status_for(result.reason))
+        return _reply(request, battle, role, True, text, seq=result.seq)
+    return _reply(request, battle, role, False, result.reason, _status_for(result))
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def battle_new(request: HttpRequest, pk: int) -> HttpResponse:
     campaign, _ = campaign_for(request, pk, roles=[Role.GM])
-    form = NewBattleForm(request.POST or None)
+    characters = list(Character.objects.filter(campaign=campaign).select_related("owner").order_by("name", "pk"))
+    party = [c for c in characters if c.kind == CharacterKind.PC]
+    foes = [c for c in characters if c.kind != CharacterKind.PC]
+    names = {c.name for c in foes}
+    templates = {f"tpl_{template_slug(n)}": (n, sheet) for n, sheet in character_templates(campaign, "monster").items()
+                 if n not in names}
+    monsters = [(f"count_{c.pk}", c.name) for c in foes] + [(k, n) for k, (n, _) in templates.items()]
+    board = campaign.ruleset_class.board
+    initial = {"name": f"Battle {campaign.battles.count() + 1}"}
+    form = NewBattleForm(request.POST or None, initial=initial, monsters=monsters, rows_board=board == "rows")
     if request.method == "POST" and form.is_valid():
-        result = services.create_battle(
-            campaign, request.user, form.cleaned_data["name"], form.cleaned_data["width"],
-            form.cleaned_data["height"], ruleset=campaign.ruleset, options=campaign.house_rules(),
-        )
+        result = _setup(request, campaign, form, party, foes, templates)
         if result.ok:
+            vtt_live.battles_changed(campaign)
             return redirect("battle", result.battle_id)
         form.add_error(None, result.reason)
-    return render(request, "combat/battle_new.html", {"campaign": campaign, "form": form})
+    context = {"campaign": campaign, "form": form, "party": party, "board_kind": board}
+    return render(request, "combat/battle_new.html", context)
+
+
+def _setup(request: HttpRequest, campaign: Any, form: NewBattleForm, party: list, foes: list,
+           templates: dict[str, tuple[str, dict]]) -> services.Result:
+    """Create the battle with the chosen party and monsters (starter monsters become campaign monsters)."""
+    counts = form.monster_counts()
+    width, height = form.board_size()
+    with transaction.atomic():
+        recruits = [setup.Recruit(c) for c in party] if form.cleaned_data["party"] else []
+        recruits += [setup.Recruit(c, counts[f"count_{c.pk}"]) for c in foes if counts.get(f"count_{c.pk}")]
+        for field_name, (name, sheet) in templates.items():
+            if counts.get(field_name):
+                made = Character.objects.create(campaign=campaign, name=name, kind=CharacterKind.MONSTER, sheet=sheet)
+                recruits.append(setup.Recruit(made, counts[field_name]))
+        result = setup.setup_battle(campaign, request.user, form.cleaned_data["name"], width, height, recruits)
+        if not result.ok:
+            transaction.set_rollback(True)  # no starter monster copied for a battle that was not made
+    return result
 
 
 @login_required
 @require_GET
 def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
     battle, role = _battle_for(request, pk)
-    table = live.load_table(battle.pk, battle)
+    table = presenters.load_table(battle.pk, battle)
     assert table is not None
-    ctx = live.context_for(table, role, _viewer(request, role))
+    ctx = presenters.context_for(table, role, _viewer(request, role))
     ctx["viewer_id"] = str(request.user.pk)
     if role == Role.GM:
         ctx["characters"] = list(Character.objects.filter(campaign_id=battle.campaign_id).order_by("kind", "name"))
@@ -127,53 +179,46 @@ def battle_act(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         result = services.submit_action(battle.pk, request.user, posted.payload, posted.expected_seq,
                                         posted.client_token)
-    return _result(request, battle, role, result, "Done.")
+    return _result(request, battle, role, result, _outcome(result, role))
+
+
+def _outcome(result: services.Result, role: str) -> str:
+    """The actor's outcome line, with only what this viewer may see."""
+    state = result.state
+    if not result.ok or state is None:
+        return "Done."
+    names = {cid: c.name for cid, c in state.combatants.items()}
+    hidden = hidden_ids(state, Viewer(role=role))
+    events = [(e.type, filter_event(e.type, e.data, hidden)) for e in result.events]
+    return outcome_text(events, names, hidden) or "Done."
 
 
 @login_required
 @require_POST
 def battle_start(request: HttpRequest, pk: int) -> HttpResponse:
     battle, role = _battle_for(request, pk)
-    seq = request.POST.get("expected_seq") or None
-    result = services.start_battle(battle.pk, request.user, seq, request.POST.get("client_token") or None)
-    return _result(request, battle, role, result, "The battle begins: initiative is in the log.")
+    try:
+        seq, token = posted_seq(request.POST.get("expected_seq")), client_token(request.POST)
+    except BadInput as exc:
+        return _reply(request, battle, role, False, str(exc), 400)
+    result = services.start_battle(battle.pk, request.user, seq, token)
+    if result.ok and not result.duplicate:
+        vtt_live.battles_changed(battle.campaign, started=battle)
+    first = result.state.current() if result.ok and result.state is not None else None
+    return _result(request, battle, role, result, f"The battle has begun: {first.name} acts first." if first
+                   else "The battle has begun.")
 
 
 @login_required
 @require_POST
 def battle_undo(request: HttpRequest, pk: int) -> HttpResponse:
     battle, role = _battle_for(request, pk)
-    result = services.undo(battle.pk, request.user, request.POST.get("expected_seq") or None)
+    try:
+        seq = posted_seq(request.POST.get("expected_seq"))
+    except BadInput as exc:
+        return _reply(request, battle, role, False, str(exc), 400)
+    result = services.undo(battle.pk, request.user, seq)
     return _result(request, battle, role, result, "The last event was undone.")
-
-
-_NUMBERED = re.compile(r"^(?P<base>.*?)(?: (?P<n>\d+))?$")
-
-
-def numbered_names(base: str, existing: list[str], count: int) -> list[str]:
-    """Names for ``count`` copies of ``base``: "Goblin", or "Goblin 1", "Goblin 2"... after those present."""
-    taken = 0
-    for name in existing:
-        m = _NUMBERED.match(name)
-        if m and m.group("base") == base:
-            taken = max(taken, int(m.group("n") or 1))
-        elif name == base:
-            taken = max(taken, 1)
-    if count == 1 and taken == 0:
-        return [base]
-    return [f"{base} {taken + i + 1}" for i in range(count)]
-
-
-def free_square(state: Any, side: str) -> list[int] | None:
-    """Where a new token starts: party from the left edge, enemies from the right, column by column."""
-    taken = {tuple(c.pos) for c in state.combatants.values() if c.pos is not None and c.alive}
-    taken |= {tuple(b) for b in state.blocked}
-    columns = range(state.width) if side == "party" else range(state.width - 1, -1, -1)
-    for x in columns:
-        for y in range(state.height):
-            if (x, y) not in taken:
-                return [x, y]
-    return None
 
 
 @login_required
@@ -190,7 +235,11 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
     character = Character.objects.filter(pk=data["character"], campaign_id=battle.campaign_id).first()
     if character is None:
         return _reply(request, battle, role, False, "That character is not in this campaign.", 400)
-    table = live.load_table(battle.pk, battle)
+    character.campaign = battle.campaign
+    problem = setup.sheet_problem(character)
+    if problem:
+        return _add_reply(request, battle, role, False, problem, 422)
+    table = presenters.load_table(battle.pk, battle)
     assert table is not None
     state = table.state
     params = services.character_params(character)
@@ -198,19 +247,25 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
     names = numbered_names(character.name, [c.name for c in state.combatants.values()], data["count"] or 1)
     token = data["client_token"] or None
     for i, name in enumerate(names):
-        place: dict[str, Any] = {}
-        if get_ruleset(state.ruleset).board == "rows":
-            place["row"] = "front"
-        else:
-            place["pos"] = free_square(state, side)
+        place = setup.place_for(state, side, params["sheet"])
         result = services.add_combatant(
             battle.pk, request.user, character, params={"name": name, "side": side}, **place,
             client_token=f"{token}:{i}" if token else None,
         )
         if not result.ok:
-            return _reply(request, battle, role, False, result.reason, _status_for(result.reason))
+            return _add_reply(request, battle, role, False, result.reason, _status_for(result))
         state = result.state or state
-    return _reply(request, battle, role, True, f"Added {', '.join(names)}.")
+    return _add_reply(request, battle, role, True, f"Added {', '.join(names)}.")
+
+
+def _add_reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str, status: int = 200
+               ) -> HttpResponse:
+    """Adding answers beside the Add button, not under the board."""
+    response = _reply(request, battle, role, ok, text, status)
+    if request.htmx:
+        response["HX-Retarget"] = "#add-messages"
+        response["HX-Reswap"] = "innerHTML"
+    return response
 
 
 @login_required
@@ -218,27 +273,57 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
 def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
     """Older log entries, newest first, before ``?before=<seq>``."""
     battle, role = _battle_for(request, pk)
-    try:
-        before = int(request.GET.get("before", ""))
-    except ValueError:
+    before = ascii_int(request.GET.get("before", ""))
+    if before is None:
         return HttpResponse(_message("Which entries? The request is malformed.", False), status=400)
     rows = list(
         BattleEvent.objects.filter(battle_id=battle.pk, seq__lt=before)
         .order_by("-seq")
-        .values_list("seq", "type", "data")[: live.LOG_WINDOW]
+        .values_list("seq", "type", "data")[: presenters.LOG_WINDOW]
     )
     state = services.load_state(battle)
-    hidden = set()
-    if role != Role.GM and state.options.get("hide_enemy_hp", True):
-        hidden = {cid for cid, c in state.combatants.items() if c.side == "enemy"}
+    hidden = hidden_ids(state, Viewer(role=role))
     names = {cid: c.name for cid, c in state.combatants.items()}
     ctx = {
-        "log": live.log_entries(rows, names, hidden),
-        "urls": live.battle_urls(battle.pk),
-        "log_more": len(rows) == live.LOG_WINDOW and rows[-1][0] > 1,
+        "log": presenters.log_entries(rows, names, hidden),
+        "urls": presenters.battle_urls(battle.pk),
+        "log_more": len(rows) == presenters.LOG_WINDOW and rows[-1][0] > 1,
         "log_oldest": rows[-1][0] if rows else 0,
     }
     html = render_to_string("combat/battle.html#log_older", ctx)
     if not request.htmx:
         return render(request, "combat/battle_log.html", {**ctx, "battle": battle, "older": html})
     return HttpResponse(html)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def battle_map(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM picks the battle's map (a new upload joins the campaign's library) and lays the grid over it."""
+    battle, role = _battle_for(request, pk)
+    if role != Role.GM:
+        raise PermissionDenied(services.GM_ONLY)
+    maps = list(MapImage.objects.filter(campaign_id=battle.campaign_id))
+    initial = {"fit": battle.grid_cols == 0, "grid_cols": battle.grid_cols or None,
+               "grid_offset_x": battle.grid_offset_x, "grid_offset_y": battle.grid_offset_y}
+    form = BattleMapForm(request.POST or None, request.FILES or None, maps=maps, current=battle.map, initial=initial)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            with transaction.atomic():
+                chosen = data["library"]
+                if data["image"] is not None:
+                    chosen = MapImage.create_from(battle.campaign, f"{battle.name} map", data["image"])
+                battle.map = chosen
+                battle.grid_cols = 0 if data["fit"] else data["grid_cols"] or 0
+                battle.grid_offset_x = 0 if data["fit"] else data["grid_offset_x"] or 0
+                battle.grid_offset_y = 0 if data["fit"] else data["grid_offset_y"] or 0
+                battle.save(update_fields=["map", "grid_cols", "grid_offset_x", "grid_offset_y", "updated"])
+                transaction.on_commit(lambda: live.battle_changed(battle.pk, battle.seq))
+            messages.success(request, "The map is on the board." if chosen else "The board has no map now.")
+            return redirect("battle", battle.pk)
+        status = 400
+    context = {"battle": battle, "form": form, "maps": maps,
+               "board_kind": get_ruleset(battle.ruleset).board}
+    return render(request, "combat/battle_map.html", context, status=status)

@@ -1,7 +1,9 @@
 """Shared test configuration.
 
 With VTT_REQUIRE_SERVICES=1 (CI), tests that need PostgreSQL, Redis or
-Chromium fail instead of skipping.
+Chromium fail instead of skipping. With VTT_REQUIRE_BROWSER=1 (``make test``'s
+browser run) a missing Chromium or redis-server fails the browser tests too:
+a green run never hides skipped browser tests.
 """
 
 from __future__ import annotations
@@ -11,13 +13,24 @@ import os
 import pytest
 
 REQUIRE_SERVICES = os.environ.get("VTT_REQUIRE_SERVICES") == "1"
+REQUIRE_BROWSER = os.environ.get("VTT_REQUIRE_BROWSER") == "1"
 
 
 def need_service(reason: str) -> None:
     """Skip locally, fail in CI, when a service a test needs is missing."""
-    if REQUIRE_SERVICES:
+    if REQUIRE_SERVICES or REQUIRE_BROWSER:
         pytest.fail(f"required service missing: {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def fresh_presenter_caches():
+    """Database ids repeat between tests: each starts with empty presenter caches (log windows, members)."""
+    from combat import presenters
+
+    presenters.clear_caches()
+    yield
+    presenters.clear_caches()
 
 
 def pytest_sessionstart(session):
@@ -41,3 +54,15 @@ def redis_url() -> str:
     except Exception as exc:
         need_service(f"Redis at {url} is not reachable: {exc}")
     return url
+
+
+@pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(tmp_path_factory, settings):
+    """Uploads of a test go to a folder of their own (never the project's media/), and no cached
+    portrait URLs leak from one test's campaign to the next one's with the same id."""
+    settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("media"))
+    from combat import presenters
+
+    presenters.FACES.clear()
+    yield
+    presenters.FACES.clear()

@@ -7,17 +7,23 @@ message for the same bad value.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import timedelta
 from typing import Any
 
+from confusable_homoglyphs import confusables
 from django import forms
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import transaction
 from django.utils import timezone
 
 from combat.engine.rulesets import RULESETS, get_ruleset, ruleset_choices
 from combat.engine.schema import Field, SheetSchema
-from vtt.models import Campaign, Character, CharacterKind, Invite, Membership, Role, has_nul
+from vtt.content import campaign_content, clean_content_value, content_choices
+from vtt.images import BadImage, map_from, portrait_from
+from vtt.models import Campaign, Character, CharacterKind, Invite, Membership, Role, delete_files, has_nul
 
 SHEET_PREFIX = "sheet_"
 OPTION_PREFIX = "opt_"
@@ -71,12 +77,42 @@ def widget_for(spec: Field) -> forms.Widget:
     if spec.kind == "bool":
         return forms.CheckboxInput()
     if spec.kind == "choice":
-        return forms.Select(choices=[(c, c.replace("_", " ")) for c in spec.choices])
+        return forms.Select(choices=[(c, spec.choice_label(c)) for c in spec.choices])
     if spec.kind == "list":
         if spec.choices:
-            return forms.CheckboxSelectMultiple(choices=[(c, c) for c in spec.choices])
+            return forms.CheckboxSelectMultiple(choices=[(c, spec.choice_label(c)) for c in spec.choices])
         return CommaListInput(attrs={"placeholder": "comma, separated, names"})
     return forms.TextInput(attrs={"maxlength": spec.max_length})
+
+
+class ContentFormField(SchemaFormField):
+    """A sheet field naming content: a picker of the campaign's definitions, shown by name.
+
+    A typed name ("Sword") is taken as its key; anything unknown is refused
+    with the valid choices listed.
+    """
+
+    def __init__(self, spec: Field, choices: list[tuple[str, str]], current: Any = None, **kwargs):
+        self.content_choices = choices
+        shown = list(choices)
+        keys = {key for key, _ in choices}
+        extra = current if isinstance(current, list) else [current] if current else []
+        shown += [(v, f"{v} (not defined)") for v in extra if isinstance(v, str) and v not in keys]
+        if spec.kind == "list":
+            widget = forms.CheckboxSelectMultiple(choices=shown, attrs={"class": "picker"})
+        else:
+            widget = forms.Select(choices=[("", "None")] + shown)
+        super().__init__(spec, widget=widget, **kwargs)
+
+    def clean(self, value):
+        if self.spec.kind == "list" and isinstance(value, list | tuple):
+            # Ticked boxes, or names typed as "a, b" by a client without the picker.
+            value = [part.strip() for item in value for part in str(item).split(",") if part.strip()]
+        value = super().clean(value)
+        value, error = clean_content_value(self.spec, value, self.content_choices)
+        if error:
+            raise ValidationError(error, code="unknown_content")
+        return value
 
 
 def add_schema_fields(form: forms.BaseForm, schema: SheetSchema, prefix: str, values: dict | None) -> None:
@@ -209,15 +245,19 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
 
     schema_prefix = SHEET_PREFIX
     sheet_schema: SheetSchema | None = None
-    portrait = forms.URLField(
-        max_length=500, required=False, assume_scheme="https", help_text="Optional link to an image (https://...)."
+    portrait_file = forms.FileField(
+        required=False, label="Portrait",
+        help_text="Optional: a PNG, JPEG or WebP picture up to 10 MB and 4096 pixels a side.",
+        widget=forms.FileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
     )
+    remove_portrait = forms.BooleanField(required=False, label="Remove the portrait")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.sheet_schema is None:
             return
-        values = self.instance.sheet if self.instance.pk else self.sheet_schema.defaults()
+        # A saved character shows its sheet; a new one its template's (see CharacterForm) or the defaults.
+        values = self.instance.sheet if self.instance.pk or self.instance.sheet else self.sheet_schema.defaults()
         if self.sheet_schema.fields and SHEET_PREFIX + self.sheet_schema.fields[0].key in self.fields:
             # Declared on the class (admin forms): only the initial values are per instance.
             for spec in self.sheet_schema:
@@ -225,6 +265,29 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
                     self.initial.setdefault(SHEET_PREFIX + spec.key, values[spec.key])
         else:
             add_schema_fields(self, self.sheet_schema, SHEET_PREFIX, values)
+
+    def clean_portrait_file(self):
+        upload = self.cleaned_data.get("portrait_file")
+        if not upload:
+            return None
+        try:
+            return portrait_from(upload)
+        except BadImage as exc:
+            raise forms.ValidationError(str(exc), code="bad_image") from exc
+
+    def save(self, commit=True):
+        """Stores the re-encoded portrait files, then the character; replaced files are removed after commit."""
+        character = self.instance
+        picture = self.cleaned_data.get("portrait_file")
+        old: list[str] = []
+        if picture is not None:
+            old = character.set_portrait(picture)
+        elif self.cleaned_data.get("remove_portrait"):
+            old = character.clear_portrait()
+        saved = super().save(commit)
+        if old:
+            transaction.on_commit(lambda: delete_files(old))
+        return saved
 
     def clean(self):
         cleaned = super().clean()
@@ -239,7 +302,7 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
         return cleaned
 
 
-def character_form_class(schema: SheetSchema | None, fields=("campaign", "name", "kind", "owner", "portrait")):
+def character_form_class(schema: SheetSchema | None, fields=("campaign", "name", "kind", "owner")):
     """A form class with one declared field per stat of ``schema`` (the admin's).
 
     With ``schema=None`` (adding a character before its campaign is known) the
@@ -259,12 +322,21 @@ class CharacterForm(CharacterFormBase):
 
     class Meta:
         model = Character
-        fields = ("name", "kind", "owner", "portrait")
+        fields = ("name", "kind", "owner")
 
-    def __init__(self, *args, campaign: Campaign, membership: Membership, **kwargs):
+    def __init__(self, *args, campaign: Campaign, membership: Membership, sheet: dict | None = None, **kwargs):
         self.sheet_schema = campaign.ruleset_class.sheet_schema
+        if sheet is not None and not kwargs.get("instance"):
+            kwargs["instance"] = Character(sheet=sheet)
         super().__init__(*args, **kwargs)
         self.instance.campaign = campaign
+        content = campaign_content(campaign)
+        for spec in self.sheet_schema:
+            name = SHEET_PREFIX + spec.key
+            if spec.content and name in self.fields:
+                old = self.fields[name]
+                current = self.initial.get(name, old.initial)
+                self.fields[name] = ContentFormField(spec, content_choices(content, spec), current, initial=old.initial)
         members = campaign.memberships.filter(role__in=(Role.GM, Role.PLAYER)).select_related("user")
         owner = self.fields["owner"]
         owner.queryset = owner.queryset.filter(pk__in=[m.user_id for m in members])
@@ -284,6 +356,123 @@ class CharacterForm(CharacterFormBase):
 # --- accounts ----------------------------------------------------------------------------------
 
 
+UNAVAILABLE = "That username is not available. Choose another."
+
+
+def username_skeleton(name: str) -> str:
+    """What a name looks like: NFKC, each character that mimics a Latin one replaced by it, case folded."""
+    name = unicodedata.normalize("NFKC", name)
+    found = confusables.is_confusable(name, preferred_aliases=["latin"], greedy=True) or []
+    lookalike = {}
+    for item in found:
+        latin = [g["c"] for g in item.get("homoglyphs", []) if len(g.get("c", "")) == 1 and g["c"].isascii()]
+        if latin:
+            lookalike[item["character"]] = latin[0]
+    return "".join(lookalike.get(ch, ch) for ch in name).casefold()
+
+
+def username_taken(name: str) -> bool:
+    """An account exists with this name, with it in another case, or with a name that looks the same."""
+    User = get_user_model()
+    skeleton = username_skeleton(name)
+    if User.objects.filter(username__iexact=name).exists() or User.objects.filter(username__iexact=skeleton).exists():
+        return True
+    # Names with characters outside ASCII are few: compare what each looks like.
+    others = User.objects.filter(username__regex=r"[^ -~]").values_list("username", flat=True)
+    return any(username_skeleton(other) == skeleton for other in others.iterator())
+
+
 class SignupForm(UserCreationForm):
+    """A new account. The name is normalised (NFKC, as Django does) and refused, with one message that
+    does not say why, when it is taken in any case or looks like a taken one ("аlice" in Cyrillic)."""
+
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
+
+    def clean_username(self):
+        username = self.cleaned_data.get("username")
+        if not username:
+            return username
+        if confusables.is_dangerous(username):
+            raise ValidationError("Write your username in one alphabet (do not mix, say, Latin and Cyrillic letters).",
+                                  code="mixed_scripts")
+        if username_taken(username):
+            raise ValidationError(UNAVAILABLE, code="unavailable")
+        return username
+
+    def validate_unique(self):
+        """The name's uniqueness is ``clean_username``'s (one message); the database still enforces it."""
+        exclude = self._get_validation_exclusions()
+        exclude.add("username")
+        try:
+            self.instance.validate_unique(exclude=exclude)
+        except ValidationError as exc:
+            self._update_errors(exc)
+
+
+# --- images ------------------------------------------------------------------------------------
+
+
+class ImageUploadField(forms.FileField):
+    """A file field whose cleaned value is the checked picture (``convert``), or a clear refusal."""
+
+    def __init__(self, *args, convert=map_from, **kwargs):
+        self.convert = convert
+        kwargs.setdefault("widget", forms.FileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        upload = super().clean(data, initial)
+        if not upload:
+            return None
+        try:
+            return self.convert(upload)
+        except BadImage as exc:
+            raise ValidationError(str(exc), code="bad_image") from exc
+
+
+class MapUploadForm(forms.Form):
+    """A new map for the campaign's library."""
+
+    name = forms.CharField(max_length=100, label="Name", help_text="For example “Ruined bridge”.")
+    image = ImageUploadField(label="Image", help_text="PNG, JPEG or WebP, up to 10 MB and 4096 pixels a side.")
+
+    def clean_name(self):
+        name = self.cleaned_data["name"].strip()
+        if has_nul(name):
+            raise ValidationError("Null characters are not allowed.")
+        return name
+
+
+class BattleMapForm(forms.Form):
+    """A battle's map: a new upload or one from the library, and how the grid lies over it."""
+
+    image = ImageUploadField(required=False, label="Upload a new map",
+                             help_text="PNG, JPEG or WebP, up to 10 MB and 4096 pixels a side. It joins the library.")
+    library = forms.ChoiceField(required=False, label="Or pick one from the library")
+    fit = forms.BooleanField(required=False, initial=True, label="Stretch the image over the whole board",
+                             help_text="Untick to line the image's own grid up with the board's squares below.")
+    grid_cols = forms.IntegerField(required=False, min_value=1, max_value=200, label="Squares across the image",
+                                   help_text="How many squares the picture's width holds.")
+    grid_offset_x = forms.IntegerField(required=False, min_value=0, max_value=4096, initial=0,
+                                       label="Grid starts this many pixels from the left")
+    grid_offset_y = forms.IntegerField(required=False, min_value=0, max_value=4096, initial=0,
+                                       label="and this many pixels from the top")
+
+    def __init__(self, *args, maps=(), current=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.maps = {str(m.pk): m for m in maps}
+        choices = [("", "No map")] + [(str(m.pk), m.name) for m in maps]
+        self.fields["library"].choices = choices
+        if current is not None:
+            self.initial.setdefault("library", str(current.pk))
+
+    def clean_library(self):
+        value = self.cleaned_data.get("library") or ""
+        return self.maps.get(value)
+
+    def clean(self):
+        cleaned = super().clean()
+        if not cleaned.get("fit") and (cleaned.get("image") or cleaned.get("library")) and not cleaned.get("grid_cols"):
+            self.add_error("grid_cols", "Say how many squares the picture's width holds, or stretch it over the board.")
+        return cleaned

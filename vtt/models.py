@@ -7,12 +7,15 @@ only store what it accepts.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.urls import reverse
@@ -20,6 +23,7 @@ from django.utils import timezone
 
 from combat.engine.rulesets import RULESETS, UnknownRuleset, get_ruleset, ruleset_choices
 from combat.engine.rulesets.base import Ruleset
+from vtt.content import campaign_content, check_sheet
 
 
 def validate_ruleset_key(value: str) -> None:
@@ -216,7 +220,11 @@ class Character(models.Model):
     )
     kind = models.CharField(max_length=10, choices=CharacterKind.choices, default=CharacterKind.PC)
     name = models.CharField(max_length=100)
-    portrait = models.URLField(max_length=500, blank=True, help_text="Optional link to an image (https://...).")
+    # Uploaded portraits, re-encoded by vtt.images and served by vtt.media to campaign members only.
+    portrait = models.FileField(max_length=200, blank=True, editable=False)  # sheet size
+    portrait_token = models.FileField(max_length=200, blank=True, editable=False)  # round, for the board
+    # Why an old portrait link is gone (links to other sites are no longer shown); cleared by a new upload.
+    portrait_notice = models.CharField(max_length=300, blank=True, editable=False)
     sheet = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
@@ -234,6 +242,30 @@ class Character(models.Model):
     def ruleset_class(self) -> type[Ruleset]:
         return self.campaign.ruleset_class
 
+    @property
+    def portrait_url(self) -> str:
+        return media_url(self.portrait.name)
+
+    @property
+    def portrait_token_url(self) -> str:
+        return media_url(self.portrait_token.name)
+
+    def set_portrait(self, picture) -> list[str]:
+        """Store a checked ``vtt.images.Portrait``; returns the names it replaces (delete them after commit)."""
+        from vtt.images import new_stem
+
+        old = [f.name for f in (self.portrait, self.portrait_token) if f.name]
+        stem = new_stem(self.campaign_id, "portraits")
+        self.portrait.save(f"{stem}-sheet.webp", ContentFile(picture.sheet), save=False)
+        self.portrait_token.save(f"{stem}-token.webp", ContentFile(picture.token), save=False)
+        self.portrait_notice = ""
+        return old
+
+    def clear_portrait(self) -> list[str]:
+        old = [f.name for f in (self.portrait, self.portrait_token) if f.name]
+        self.portrait = self.portrait_token = ""
+        return old
+
     def clean(self) -> None:
         if not self.campaign_id:
             return  # the missing campaign is reported on its own field
@@ -249,9 +281,92 @@ class Character(models.Model):
             errors["sheet"] = ["The campaign's ruleset is unknown."]
         else:
             clean, sheet_errors = ruleset.validate_sheet(self.sheet)
+            if not sheet_errors:
+                # Names of weapons, abilities... must be the campaign's content (a name is taken as its key).
+                clean, sheet_errors = check_sheet(ruleset.sheet_schema, clean, campaign_content(self.campaign))
             if sheet_errors:
                 errors["sheet"] = schema_errors_as_messages(ruleset.sheet_schema, sheet_errors)
             else:
                 self.sheet = clean
         if errors:
             raise ValidationError(errors)
+
+
+def media_url(name: str) -> str:
+    """The site's URL of a stored image (served by ``vtt.media.serve``, whatever the storage), or ""."""
+    return reverse("media", args=[name]) if name else ""
+
+
+def delete_files(names) -> None:
+    """Remove stored files that nothing points to any more (best effort: a leftover file is harmless)."""
+    for name in names:
+        if name:
+            with contextlib.suppress(Exception):  # a storage hiccup must not fail the request
+                default_storage.delete(name)
+
+
+class MapImage(models.Model):
+    """A battle map (or a backdrop) in a campaign's map library."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="maps")
+    name = models.CharField(max_length=100)
+    image = models.FileField(max_length=200, editable=False)
+    thumb = models.FileField(max_length=200, editable=False)
+    width = models.PositiveIntegerField(editable=False)
+    height = models.PositiveIntegerField(editable=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created", "-pk")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def url(self) -> str:
+        return media_url(self.image.name)
+
+    @property
+    def thumb_url(self) -> str:
+        return media_url(self.thumb.name)
+
+    @classmethod
+    def create_from(cls, campaign: Campaign, name: str, picture) -> MapImage:
+        """A library map from a checked ``vtt.images.MapPicture``."""
+        from vtt.images import new_stem
+
+        stem = new_stem(campaign.pk, "maps")
+        item = cls(campaign=campaign, name=name, width=picture.width, height=picture.height)
+        item.image.save(f"{stem}-map.webp", ContentFile(picture.image), save=False)
+        item.thumb.save(f"{stem}-thumb.webp", ContentFile(picture.thumb), save=False)
+        item.save()
+        return item
+
+
+class ContentEntry(models.Model):
+    """One homebrew definition of a campaign: a spell, an item, a monster... over the ruleset's built-in ones.
+
+    ``kind`` is one of the ruleset's content kinds (or ``monsters``, a stat
+    block validated as a sheet), ``key`` its stable name in sheets and battles,
+    ``data`` the definition as the ruleset validated it (``vtt.homebrew``).
+    An entry with the key of a built-in one replaces it in this campaign.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="content_entries")
+    kind = models.CharField(max_length=40)
+    key = models.CharField(max_length=40)
+    data = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("kind", "key")
+        constraints = [models.UniqueConstraint(fields=("campaign", "kind", "key"), name="one_entry_per_key")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}.{self.key}"
+
+    @property
+    def name(self) -> str:
+        name = self.data.get("name") if isinstance(self.data, dict) else None
+        return name if isinstance(name, str) and name else self.key.replace("_", " ").capitalize()

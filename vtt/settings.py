@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -56,6 +57,7 @@ INSTALLED_APPS = [
     "template_partials",
     "channels",
     "axes",
+    "csp",
     "vtt",
     "combat",
 ]
@@ -69,6 +71,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: turns a locked-out login into its lockout response.
     "axes.middleware.AxesMiddleware",
@@ -87,6 +90,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",
             ],
         },
     },
@@ -94,10 +98,19 @@ TEMPLATES = [
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    # No persistent connections by default: under ASGI each request context runs in its own
-    # thread, and a kept connection per thread exhausts PostgreSQL's clients.
+    # No persistent connection per thread (under ASGI each request context may run in a thread of
+    # its own, and a kept connection per thread exhausts PostgreSQL's clients): on PostgreSQL a
+    # request borrows a connection from Django's psycopg pool (DB_POOL=0: a new connection each
+    # time, ~4-6 ms), up to DB_POOL_MAX per server process.
     max_age = int(os.environ.get("DB_CONN_MAX_AGE", "0"))
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=max_age)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", True):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
+            "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
+            "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
+        }
 else:
     DATABASES = {
         "default": {
@@ -117,6 +130,14 @@ else:
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    # Counters every process must share (sign-up throttling) live beside the channel layer.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CHANNEL_PREFIX", "vtt") + "-cache",
+        }
+    }
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
@@ -124,7 +145,17 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # One queue per socket; a queue that fills is a client too slow to follow (it is dropped, see
+    # SOCKET_SLOW_BACKLOG). The Redis pub/sub layer has no capacity: the consumer watches its backlog.
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 500, "expiry": 60}}
+    }
+
+# Open battle sockets: per user per battle (a newer one closes the oldest), per client address (over
+# every battle; a new one over the limit is refused), and the backlog after which a socket is dropped.
+SOCKETS_PER_USER = int(os.environ.get("SOCKETS_PER_USER", "5"))
+SOCKETS_PER_IP = int(os.environ.get("SOCKETS_PER_IP", "100"))
+SOCKET_SLOW_BACKLOG = int(os.environ.get("SOCKET_SLOW_BACKLOG", "200"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -145,16 +176,25 @@ AXES_ENABLED = env_bool("AXES_ENABLED", not RUNNING_TESTS)
 # Tests create many users: a fast hasher keeps fixtures cheap (never outside tests).
 if RUNNING_TESTS:
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+# Two limits (vtt.throttle): LOGIN_FAILURES_PER_ACCOUNT failures for one username from one address,
+# and LOGIN_FAILURES_PER_IP failures from one address over every username (spraying many accounts).
+LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", os.environ.get("AXES_FAILURE_LIMIT", "5")))
+LOGIN_FAILURES_PER_IP = int(os.environ.get("LOGIN_FAILURES_PER_IP", "20"))
+AXES_FAILURE_LIMIT = "vtt.throttle.failure_limit"
+AXES_HANDLER = "vtt.throttle.LoginAttempts"
 AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_TIME", "0.25"))  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_RESET_ON_SUCCESS = True  # only that username's failures from that address (vtt.throttle)
 AXES_LOCKOUT_TEMPLATE = None
 AXES_VERBOSE = False
 # Behind N trusted proxies, count the client address from X-Forwarded-For (else REMOTE_ADDR only).
 if int(os.environ.get("PROXY_COUNT", "0")) > 0:
     AXES_IPWARE_PROXY_COUNT = int(os.environ["PROXY_COUNT"])
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+
+# Sign-up attempts per client address per window (seconds): slows down guessing which names exist.
+SIGNUP_LIMIT = int(os.environ.get("SIGNUP_LIMIT", "1000" if RUNNING_TESTS else "10"))
+SIGNUP_WINDOW = int(os.environ.get("SIGNUP_WINDOW", "3600"))
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "campaigns"
@@ -166,18 +206,31 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Production (and STATIC_MANIFEST=1): collectstatic writes hashed names plus gzip copies; whitenoise
+# serves them compressed with a year's cache. Development serves the files as they are.
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG
+        if STATIC_MANIFEST
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
 MEDIA_URL = "media/"
-MEDIA_ROOT = BASE_DIR / "media"
+# Uploads (portraits, maps): never under static/. Served by vtt.media to campaign members only.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", str(BASE_DIR / "media")))
+MEDIA_STORAGE_URL = os.environ.get("MEDIA_STORAGE_URL", "")
+if MEDIA_STORAGE_URL:
+    from vtt.storage import storage_from_url
+
+    STORAGES["default"] = storage_from_url(MEDIA_STORAGE_URL)
+if any(MEDIA_ROOT.resolve().is_relative_to(Path(d).resolve()) for d in (*STATICFILES_DIRS, STATIC_ROOT)):
+    raise ImproperlyConfigured("MEDIA_ROOT must not be inside the static files folders.")
+# Uploads over this size wait in a temporary file, not in memory; vtt.images refuses anything over 10 MB.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -197,6 +250,24 @@ if not DEBUG:
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts only from this site (or with the request's nonce), no
+# inline <style> elements, no plugins, no framing, forms and sockets to this site only. Inline style
+# attributes stay allowed: the board positions tokens and sizes health bars with them (htmx swaps them in).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 SESSION_COOKIE_HTTPONLY = True
 # No script reads the CSRF cookie: pages send the token from the template (base.html's hx-headers).
 CSRF_COOKIE_HTTPONLY = True
@@ -209,5 +280,5 @@ LOGGING = {
 }
 
 # Development: serve static files straight from the finders (no collectstatic step).
-WHITENOISE_USE_FINDERS = DEBUG
-WHITENOISE_AUTOREFRESH = DEBUG
+WHITENOISE_USE_FINDERS = DEBUG and not STATIC_MANIFEST
+WHITENOISE_AUTOREFRESH = DEBUG and not STATIC_MANIFEST

@@ -7,18 +7,24 @@ re-rendered by HTMX are template partials of the page they live on.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
+from django.contrib.auth.forms import AuthenticationForm
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from combat.presenters import forget_faces
 from vtt.access import (
     campaign_for,
     can_create_characters,
@@ -27,8 +33,10 @@ from vtt.access import (
     character_for,
     membership_for,
 )
-from vtt.forms import CampaignForm, CharacterForm, InviteForm, SignupForm
-from vtt.models import Campaign, CharacterKind, Invite, InviteError, Membership, Role
+from vtt.content import campaign_content, character_templates, content_choices, template_slug
+from vtt.forms import UNAVAILABLE, CampaignForm, CharacterForm, InviteForm, MapUploadForm, SignupForm
+from vtt.models import Campaign, CharacterKind, Invite, InviteError, MapImage, Membership, Role, delete_files
+from vtt.throttle import signup_allowed
 
 GM_ONLY = (Role.GM,)
 
@@ -46,16 +54,64 @@ def home(request):
     return render(request, "vtt/home.html")
 
 
+def _join_after_auth(request, target: str) -> str:
+    """Where a person who just signed up or logged in goes: an invite in ``target`` is redeemed at once.
+
+    The invite survives whichever link led to the account (the invite page's
+    form, the top bar, the log-in page): all of them carry it as ``next``.
+    """
+    try:
+        match = resolve(urlsplit(target).path)
+    except Resolver404:
+        return target
+    if match.url_name != "join":
+        return target
+    invite = Invite.objects.select_related("campaign").filter(token=match.kwargs.get("token")).first()
+    if invite is None:
+        return target
+    try:
+        membership, created = invite.redeem(request.user)
+    except InviteError:
+        return target  # the invite page says why
+    if created:
+        messages.success(request, _joined_text(invite.campaign, membership))
+    return invite.campaign.get_absolute_url()
+
+
+def _joined_text(campaign: Campaign, membership: Membership) -> str:
+    text = f"You joined “{campaign}” as {membership.get_role_display().lower()}."
+    return text + " Make your character next." if membership.is_player else text
+
+
 def signup(request):
     if request.user.is_authenticated:
         return redirect(_next_url(request))
+    if request.method == "POST" and not signup_allowed(request):
+        form = SignupForm()
+        messages.error(request, "Too many sign-ups from your network. Try again in an hour.")
+        return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")},
+                      status=429)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:  # the same name signed up a moment ago
+            form.add_error("username", UNAVAILABLE)
+            return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}.")
-        return redirect(_next_url(request))
+        return redirect(_join_after_auth(request, _next_url(request)))
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page; an invite carried in ``next`` is redeemed on success."""
+
+    redirect_authenticated_user = True
+
+    def get_success_url(self):
+        return _join_after_auth(self.request, super().get_success_url())
 
 
 # --- campaigns ---------------------------------------------------------------------------------
@@ -120,6 +176,7 @@ def _campaign_context(request, campaign: Campaign, membership: Membership, **ext
         "character_rows": rows,
         "can_create_characters": can_create_characters(membership),
         "house_rules": _house_rule_rows(campaign),
+        "my_characters": [c for c in characters if c.owner_id == request.user.pk],
     }
     if membership.is_gm:
         context["invites"] = campaign.invites.filter(expires_at__gt=timezone.now()).order_by("-created", "-pk")
@@ -128,9 +185,16 @@ def _campaign_context(request, campaign: Campaign, membership: Membership, **ext
     return context
 
 
-def _house_rule_rows(campaign: Campaign) -> list[tuple[str, object]]:
+def _house_rule_rows(campaign: Campaign) -> list[tuple[str, object, str]]:
+    """(label, value in words, what it does) of each house rule."""
     values = campaign.house_rules()
-    return [(spec.label, values.get(spec.key)) for spec in campaign.ruleset_class.option_schema()]
+    rows = []
+    for spec in campaign.ruleset_class.option_schema():
+        value = values.get(spec.key)
+        if spec.kind == "choice":
+            value = spec.choice_label(value)
+        rows.append((spec.label, value, spec.help))
+    return rows
 
 
 @login_required
@@ -194,9 +258,15 @@ def invite_revoke(request, pk: int, invite_pk: int):
     return redirect(campaign)
 
 
-@login_required
 def join(request, token: str):
-    invite = get_object_or_404(Invite.objects.select_related("campaign"), token=token)
+    invite = get_object_or_404(Invite.objects.select_related("campaign", "created_by"), token=token)
+    if not request.user.is_authenticated:
+        # Welcome first: who invites you to what; sign up (or log in) and join in one submit.
+        context = {
+            "invite": invite, "problem": invite.problem(), "next": request.path,
+            "signup_form": SignupForm(), "login_form": AuthenticationForm(request),
+        }
+        return render(request, "vtt/join.html", context, status=410 if invite.problem() else 200)
     membership = membership_for(request.user, invite.campaign)
     problem = None if membership else invite.problem()
     if request.method == "POST":
@@ -206,7 +276,7 @@ def join(request, token: str):
             problem = str(exc)
         else:
             if created:
-                messages.success(request, f"You joined “{invite.campaign}” as {membership.get_role_display().lower()}.")
+                messages.success(request, _joined_text(invite.campaign, membership))
             else:
                 messages.info(request, "You are already a member of this campaign.")
             return redirect(invite.campaign)
@@ -221,13 +291,30 @@ def join(request, token: str):
 def character_create(request, pk: int):
     campaign, membership = campaign_for(request, pk, roles=(Role.GM, Role.PLAYER))
     kind = request.GET.get("kind")
-    initial = {"kind": kind} if membership.is_gm and kind in CharacterKind.values else {}
-    form = CharacterForm(request.POST or None, campaign=campaign, membership=membership, initial=initial)
+    kind = kind if membership.is_gm and kind in CharacterKind.values else CharacterKind.PC
+    initial: dict = {"kind": kind} if membership.is_gm else {}
+    # Templates: the ruleset's ready-made heroes (players, GM) and monsters (GM), playable as they are.
+    templates = character_templates(campaign, "monster" if kind != CharacterKind.PC else "pc")
+    chosen = request.GET.get("template", "")
+    by_slug = {template_slug(name): (name, sheet) for name, sheet in templates.items()}
+    sheet = None
+    if chosen in by_slug:
+        initial["name"], sheet = by_slug[chosen]
+    elif by_slug and request.method == "GET":
+        # A blank sheet would have no attack at all: start from the first template, name left to choose.
+        chosen = next(iter(by_slug))
+        sheet = by_slug[chosen][1]
+    form = CharacterForm(request.POST or None, request.FILES or None, campaign=campaign, membership=membership,
+                         initial=initial, sheet=sheet)
     if request.method == "POST" and form.is_valid():
         character = form.save()
+        forget_faces(campaign.pk)
         messages.success(request, f"{character.name} created.")
-        return redirect(character)
-    context = {"form": form, "campaign": campaign, "membership": membership}
+        return redirect(character.campaign if character.kind == CharacterKind.PC and not membership.is_gm else character)
+    context = {
+        "form": form, "campaign": campaign, "membership": membership, "kind": kind, "chosen": chosen,
+        "templates": [(template_slug(name), name, sheet) for name, sheet in templates.items()],
+    }
     return render(request, "vtt/character_form.html", context)
 
 
@@ -238,9 +325,17 @@ def character_detail(request, pk: int, char_pk: int):
     rows = []
     if show_sheet:
         values = character.sheet or {}
+        content = campaign_content(character.campaign)
         for spec in character.ruleset_class.sheet_schema:
             value = values.get(spec.key)
-            if isinstance(value, list):
+            if spec.content:
+                # Content is shown by its name, never its key.
+                names = dict(content_choices(content, spec))
+                items = value if isinstance(value, list) else [value] if value else []
+                value = ", ".join(names.get(v, str(v)) for v in items) or "—"
+            elif spec.kind == "choice":
+                value = spec.choice_label(value)
+            elif isinstance(value, list):
                 value = ", ".join(map(str, value)) or "—"
             rows.append((spec, value))
     context = {
@@ -258,9 +353,11 @@ def character_detail(request, pk: int, char_pk: int):
 def character_edit(request, pk: int, char_pk: int):
     character, membership = character_for(request, pk, char_pk, edit=True)
     campaign = character.campaign
-    form = CharacterForm(request.POST or None, instance=character, campaign=campaign, membership=membership)
+    form = CharacterForm(request.POST or None, request.FILES or None, instance=character, campaign=campaign,
+                         membership=membership)
     if request.method == "POST" and form.is_valid():
         form.save()
+        forget_faces(campaign.pk)  # the board shows a new portrait at once
         messages.success(request, f"{character.name} saved.")
         return redirect(character)
     context = {"form": form, "campaign": campaign, "membership": membership, "character": character}
@@ -277,3 +374,35 @@ def character_delete(request, pk: int, char_pk: int):
     if request.htmx:
         return HttpResponseClientRedirect(campaign.get_absolute_url())
     return redirect(campaign)
+
+
+# --- map library -------------------------------------------------------------------------------
+
+
+@login_required
+def map_library(request, pk: int):
+    """The campaign's maps (GM): upload one, see them all, delete one no battle uses."""
+    campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
+    form = MapUploadForm(request.POST or None, request.FILES or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            item = MapImage.create_from(campaign, form.cleaned_data["name"], form.cleaned_data["image"])
+            messages.success(request, f"“{item.name}” is in the map library.")
+            return redirect("map_library", campaign.pk)
+        status = 400
+    maps = MapImage.objects.filter(campaign=campaign).annotate(uses=Count("battles"))
+    context = {"campaign": campaign, "membership": membership, "form": form, "maps": maps}
+    return render(request, "vtt/map_library.html", context, status=status)
+
+
+@login_required
+@require_POST
+def map_delete(request, pk: int, map_pk: int):
+    campaign, _membership = campaign_for(request, pk, roles=GM_ONLY)
+    item = get_object_or_404(MapImage, campaign=campaign, pk=map_pk)
+    names = [item.image.name, item.thumb.name]
+    item.delete()  # battles that showed it keep their grid and show no map
+    transaction.on_commit(lambda: delete_files(names))
+    messages.success(request, f"“{item.name}” was deleted.")
+    return redirect("map_library", campaign.pk)

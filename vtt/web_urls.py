@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from vtt import views
+from vtt import homebrew_views, views
 
 
 class IdConverter:
@@ -24,7 +24,7 @@ register_converter(IdConverter, "id")
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
     path("campaigns/", views.campaign_list, name="campaigns"),
@@ -35,8 +35,19 @@ urlpatterns = [
     path("campaigns/<id:pk>/invites/new/", views.invite_create, name="invite_create"),
     path("campaigns/<id:pk>/invites/<id:invite_pk>/revoke/", views.invite_revoke, name="invite_revoke"),
     path("join/<str:token>/", views.join, name="join"),
+    path("campaigns/<id:pk>/maps/", views.map_library, name="map_library"),
+    path("campaigns/<id:pk>/maps/<id:map_pk>/delete/", views.map_delete, name="map_delete"),
     path("campaigns/<id:pk>/characters/new/", views.character_create, name="character_create"),
     path("campaigns/<id:pk>/characters/<id:char_pk>/", views.character_detail, name="character"),
     path("campaigns/<id:pk>/characters/<id:char_pk>/edit/", views.character_edit, name="character_edit"),
     path("campaigns/<id:pk>/characters/<id:char_pk>/delete/", views.character_delete, name="character_delete"),
+    path("campaigns/<id:pk>/content/", homebrew_views.content_list, name="content"),
+    path("campaigns/<id:pk>/content/export/", homebrew_views.content_export, name="content_export"),
+    path("campaigns/<id:pk>/content/import/", homebrew_views.content_import, name="content_import"),
+    path("campaigns/<id:pk>/content/<slug:kind>/new/", homebrew_views.content_create, name="content_create"),
+    path("campaigns/<id:pk>/content/<slug:kind>/<slug:key>/", homebrew_views.content_edit, name="content_edit"),
+    path("campaigns/<id:pk>/content/<slug:kind>/<slug:key>/delete/", homebrew_views.content_delete,
+         name="content_delete"),
+    path("campaigns/<id:pk>/content/<slug:kind>/<slug:key>/character/", homebrew_views.content_character,
+         name="content_character"),
 ]

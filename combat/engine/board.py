@@ -156,6 +156,41 @@ def reachable(start: Square, max_steps: int, width: int, height: int, blocked: s
     return seen
 
 
+def paths_within(start: Square, max_steps: int, width: int, height: int,
+                 blocked: set[Square] | frozenset = frozenset(), no_stop: set[Square] | frozenset = frozenset(),
+                 diagonal: bool = True) -> dict[Square, list[Square]]:
+    """Like ``reachable``, with a shortest path (start included) to each square a mover can end on.
+
+    The board shows these paths as the move preview, so the browser does no path finding.
+    """
+    adjacent = _adjacency(width, height, diagonal)
+    parent: dict[Square, Square | None] = {start: None}
+    frontier = [start]
+    for _ in range(max(0, max_steps)):
+        nxt_level = []
+        for here in frontier:
+            for sq in adjacent[here]:
+                if sq not in parent and sq not in blocked:
+                    parent[sq] = here
+                    nxt_level.append(sq)
+        frontier = nxt_level
+    out: dict[Square, list[Square]] = {}
+    for sq in parent:
+        if sq == start or sq in no_stop:
+            continue
+        path = [sq]
+        while (prev := parent[path[-1]]) is not None:
+            path.append(prev)
+        out[sq] = path[::-1]
+    return out
+
+
+def square_key(sq: Iterable[int]) -> str:
+    """``"x,y"``: how the options key squares (``ActionOption.paths`` and ``areas``)."""
+    x, y = sq
+    return f"{x},{y}"
+
+
 def find_path(start: Square, goal: Square, width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
               max_steps: int | None = None, diagonal: bool = True) -> list[Square] | None:
     """Shortest path start..goal (both included) avoiding ``blocked``, or None (BFS, bounded by the board)."""

@@ -47,9 +47,16 @@ class Ctx:
         return r
 
     def emit(self, type: str, **data: Any) -> Event:
-        """Record an event and apply it to the working state."""
+        """Record an event and apply it to the working state.
+
+        The dice rolled since the last event ride in it (ENG-2): every roll in
+        ``rolls`` and, the same in one line, ``rolled`` {expression, faces, total}.
+        """
         if self._rolls:
             data["rolls"] = self._rolls
+            data["rolled"] = {"expression": " + ".join(r["expr"] for r in self._rolls),
+                              "faces": [f for r in self._rolls for f in r["faces"]],
+                              "total": sum(r["total"] for r in self._rolls)}
             self._rolls = []
         event = Event(type, data)
         apply_event(self.state, event, self.rules)
@@ -288,7 +295,7 @@ def _target_hp(state: BattleState, d: dict[str, Any]) -> None:
     _vitals(_c(state, d, "target"), d)
 
 
-_STATUS_META = frozenset(("combatant", "status", "rolls", "by", "actor", "spend", "source_name", "act"))
+_STATUS_META = frozenset(("combatant", "status", "rolls", "rolled", "by", "actor", "spend", "source_name", "act"))
 
 
 def _status_applied(state: BattleState, d: dict[str, Any]) -> None:
@@ -372,9 +379,9 @@ def apply_event(state: BattleState, event: Event, rules: Ruleset) -> None:
     if fn is not None:
         fn(state, data)
     else:
-        name = rules.appliers.get(event.type)
-        if name is not None:
-            getattr(rules, name)(state, data)
+        applier = rules.appliers.get(event.type)
+        if applier is not None:
+            applier(state, data)
     spend = data.get("spend")
     if spend:
         res = state.combatants[data["actor"]].resources

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from combat.engine.actions import Action, ActionOption, Refusal
+from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
 from combat.engine.board import MAX_BOARD, as_square
 from combat.engine.context import Ctx, apply_event, end_turn, finish, rules_for
 from combat.engine.events import Event
@@ -30,7 +30,7 @@ from combat.engine.state import BattleState
 from combat.engine.view import Viewer, view_for
 
 __all__ = [
-    "Action", "ActionOption", "Event", "Refusal", "Viewer", "apply", "apply_all", "decide", "legal_actions",
+    "Action", "ActionOption", "Event", "Refusal", "RefusalCode", "Viewer", "apply", "apply_all", "decide", "legal_actions",
     "new_battle_event", "replay", "resolve", "undo_cut", "view_for",
 ]
 
@@ -118,14 +118,15 @@ def _check_turn(state: BattleState, action: Action) -> Refusal | None:
         return Refusal("The battle is over.")
     if state.pending is not None:
         who = state.combatants.get(state.pending.combatant)
-        return Refusal(f"Waiting for {who.name if who else 'a reaction'} to answer: {state.pending.prompt}")
+        return Refusal(f"Waiting for {who.name if who else 'a reaction'} to answer: {state.pending.prompt}",
+                       RefusalCode.WAITING)
     current = state.current()
     if current is None:
         return Refusal("It is nobody's turn.")
     if action.actor != current.id:
         actor = state.combatants.get(action.actor) if action.actor else None
         name = actor.name if actor else "That combatant"
-        return Refusal(f"It is not {name}'s turn (it is {current.name}'s).")
+        return Refusal(f"It is not {name}'s turn (it is {current.name}'s).", RefusalCode.NOT_YOUR_TURN)
     return None
 
 
@@ -142,7 +143,7 @@ def _answer(ctx: Ctx, action: Action) -> Refusal | None:
                        else "This question is not addressed to that combatant.")
     choice = action.params.get("choice")
     if choice not in pending.choice_keys():
-        return Refusal(f"Choose one of: {', '.join(pending.choice_keys())}.")
+        return Refusal(f"Choose one of: {', '.join(pending.choice_keys())}.", RefusalCode.BAD_INPUT)
     return ctx.answer(pending.id, choice, by="gm" if action.actor is None else "controller")
 
 
@@ -178,12 +179,11 @@ def resolve(state: BattleState, action: Action | dict[str, Any], dice) -> tuple[
         refusal = _check_turn(state, action)
         if refusal is not None:
             return refusal
-        name = rules.actions.get(kind)
-        if name is None and kind != "end_turn":
-            return Refusal("Unknown action.")
+        method = rules.actions.get(kind)
+        if method is None and kind != "end_turn":
+            return Refusal("Unknown action.", RefusalCode.BAD_INPUT)
         actor = state.combatants[action.actor]  # type: ignore[index]
         handler = None
-        method = getattr(rules, name) if name else None
     ctx = Ctx(state.clone(), dice, rules)
     if actor is None:
         result = handler(ctx, action)  # type: ignore[misc]

@@ -70,11 +70,9 @@ def _new_combatant(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any] | Refusal:
     if errors:
         text = "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(errors.items()))
         return Refusal(f"Invalid sheet: {text}")
-    content_error = getattr(ctx.rules, "check_sheet_content", None)
-    if content_error is not None:
-        msg = content_error(state, sheet)
-        if msg:
-            return Refusal(msg)
+    msg = ctx.rules.check_sheet_content(state, sheet)
+    if msg:
+        return Refusal(msg)
     place = _position(ctx, p, None)
     if isinstance(place, Refusal):
         return place
@@ -155,8 +153,7 @@ def gm_add_status(ctx: Ctx, action: Action) -> Refusal | None:
         return c
     p = action.params
     status, power, duration = p.get("status"), p.get("power", 1), p.get("duration", 1)
-    known = getattr(ctx.rules, "status_keys", None)
-    keys = known(ctx.state) if known else None
+    keys = ctx.rules.status_keys(ctx.state)
     if not isinstance(status, str) or not status or (keys is not None and status not in keys):
         return Refusal("Unknown status." + (f" Known: {', '.join(sorted(keys))}." if keys else ""))
     if type(power) is not int or not 0 <= power <= 999 or type(duration) is not int or not 1 <= duration <= 99:

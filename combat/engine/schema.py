@@ -28,6 +28,11 @@ class Field:
     kind: ``int`` (with optional min/max), ``str`` (max_length), ``bool``,
     ``choice`` (one of ``choices``), ``list`` (of strings, each one of
     ``choices`` when choices are given; stored as a list).
+
+    ``labels``: what a person reads for each of ``choices`` (same order; the
+    value in words when empty). ``content``: the content kinds (``"weapons"``,
+    ``"abilities"``...) whose keys a ``str`` or ``list`` field names; pages
+    offer those definitions as a picker.
     """
 
     key: str
@@ -41,10 +46,18 @@ class Field:
     choices: tuple[str, ...] = ()
     help: str = ""
     group: str = ""
+    labels: tuple[str, ...] = ()
+    content: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"Field {self.key!r}: unknown kind {self.kind!r}")
+
+    def choice_label(self, value: Any) -> str:
+        """The words shown for one of ``choices`` (``"own_turn_cycle"`` -> its label)."""
+        if value in self.choices and len(self.labels) == len(self.choices):
+            return self.labels[self.choices.index(value)]
+        return str(value).replace("_", " ")
 
     def clean(self, raw: Any) -> Any:
         """Return the typed value or raise ``ValueError`` with a message."""
@@ -96,7 +109,7 @@ class Field:
             raise ValueError("Enter yes or no.")
         if self.kind == "choice":
             if not isinstance(raw, str) or raw not in self.choices:
-                raise ValueError(f"Choose one of: {', '.join(self.choices)}.")
+                raise ValueError(f"Choose one of: {', '.join(self.choice_label(c) for c in self.choices)}.")
             return raw
         # list
         if isinstance(raw, str):

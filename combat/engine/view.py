@@ -1,11 +1,19 @@
 """What each viewer may see of a battle (per-viewer projection).
 
 The GM sees everything. A player sees their own combatants in full, their
-side's sheets, and enemies as the GM allows: with ``hide_enemy_hp`` only a
-health ratio and bucket, never the exact numbers or the sheet. Observers see
-what a player without combatants sees. A pending reaction window shows its
-choices only to its addressee and the GM; its private ``resume`` data only
-to the GM.
+side's sheets, and enemies as the GM allows. Observers see what a player
+without combatants sees. A pending reaction window shows its choices only to
+its addressee and the GM; its private ``resume`` data only to the GM.
+
+Hidden HP (the ``hide_enemy_hp`` option) is decided here and nowhere else:
+``hidden_ids`` says whose numbers a viewer may not see, ``view_for`` gives
+those combatants only a coarse state (unhurt, wounded, bloodied, down) and a
+bar of that state's fixed width, and ``filter_event`` takes out of an event
+about them every number that could reveal HP or armour (damage taken, the
+rolled total beside it, defence and evasion, override amounts, status power
+and duration, and the damage or healing dice the hidden side rolls on
+itself). Dice the viewer's side rolls stay visible (ENG-2). Every renderer
+(board, tracker, log, outcome lines, pushes) reads only this output.
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ from typing import Any
 from combat.engine.state import BattleState, Combatant
 
 BUCKETS = ((1.0, "unhurt"), (0.5, "wounded"), (0.25, "bloodied"), (0.0, "critical"))
+# What a viewer may know of hidden HP: a coarse state and a bar of that state's fixed width.
+COARSE_BAR = {"unhurt": 1.0, "wounded": 0.75, "bloodied": 0.35, "down": 0.0}
 
 
 @dataclass(frozen=True)
@@ -37,18 +47,29 @@ def hp_bucket(hp: int, max_hp: int) -> str:
     return "critical"
 
 
+def coarse_state(hp: int, max_hp: int) -> str:
+    """Hidden HP as a player may know it: unhurt, wounded (half or more), bloodied (under half) or down."""
+    if hp <= 0:
+        return "down"
+    if hp >= max_hp:
+        return "unhurt"
+    return "wounded" if 2 * hp >= max_hp else "bloodied"
+
+
 def _combatant_view(c: Combatant, full: bool, show_hp: bool, mine: bool) -> dict[str, Any]:
     d: dict[str, Any] = {
         "id": c.id, "name": c.name, "side": c.side, "kind": c.kind, "pos": list(c.pos) if c.pos else None,
         "row": c.row, "alive": c.alive, "ko": c.ko, "mine": mine,
         "statuses": {k: dict(v) for k, v in c.statuses.items()} if full else {k: {} for k in c.statuses},
-        "hp_ratio": round(c.hp / c.max_hp, 2) if c.max_hp else 0.0,
-        "hp_bucket": hp_bucket(c.hp, c.max_hp),
     }
     if show_hp:
         d["hp"], d["max_hp"] = c.hp, c.max_hp
+        d["hp_ratio"] = round(c.hp / c.max_hp, 2) if c.max_hp else 0.0
+        d["hp_bucket"] = hp_bucket(c.hp, c.max_hp)
     else:
         d["hp"] = d["max_hp"] = None
+        d["hp_bucket"] = coarse_state(c.hp, c.max_hp)
+        d["hp_ratio"] = COARSE_BAR[d["hp_bucket"]]
     if full:
         d["controller"] = c.controller
         d["character_id"] = c.character_id
@@ -92,30 +113,78 @@ def view_for(state: BattleState, viewer: Viewer) -> dict[str, Any]:
     }
 
 
-_HP_KEYS = ("hp", "amount", "raw", "rolled", "reduced")
+def hidden_ids(state: BattleState, viewer: Viewer) -> frozenset[str]:
+    """Combatants whose exact HP (and the numbers that reveal it) ``viewer`` may not see."""
+    if viewer.role == "gm" or not state.options.get("hide_enemy_hp", True):
+        return frozenset()
+    uid = viewer.user_id if viewer.role == "player" else None
+    sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid} or {"party"}
+    return frozenset(cid for cid, c in state.combatants.items() if c.side not in sides)
+
+
+# Fields of an event about a hidden combatant that never carry a number about it: who, what, how it went.
+SAFE_FIELDS = frozenset({
+    "actor", "source", "target", "targets", "combatant", "against", "mover", "after", "by", "by_combatant",
+    "ability", "name", "weapon", "spell", "item", "object", "skill", "status", "stance", "job", "kind",
+    "damage_type", "resource", "reason", "choice", "decision", "trigger", "outcome", "hit", "crit", "dodged",
+    "avoided", "success", "freed", "ko", "alive", "auto", "on", "done", "row", "pos", "to", "path", "at", "act",
+})
+# Numbers of an attack made against a hidden combatant that stay visible: the attacker's own dice.
+ATTACK_NUMBERS = frozenset({"total", "roll"})
+# Dice that measure what happened to a hidden combatant (how much it lost or regained): shown only when
+# the one who rolled them is not hidden (a hero's damage dice, without the damage taken, tell no armour).
+HIDDEN_ROLLS = frozenset({"damage", "healing", "spell effect", "status", "interrupt"})
+# Events that change a combatant's numbers: nothing numeric of theirs is shown when they are hidden.
+CHANGES = frozenset({"damage.dealt", "healed", "hp.set", "resources.set", "status.applied", "status.updated",
+                     "status.kept", "damage.rolled", "points.drained", "pdr.damaged", "combatant.updated",
+                     "lp.lost"})
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _subject(data: dict[str, Any]) -> str | None:
+    who = data.get("target") or data.get("combatant")
+    if isinstance(who, dict):
+        who = who.get("id")
+    return who if isinstance(who, str) else None
+
+
+def filter_event(etype: str, data: Any, hidden: frozenset[str] | set[str], gm: bool = False) -> dict[str, Any]:
+    """An event's data as a viewer may read it; ``hidden`` from ``hidden_ids``. Never changes ``data``."""
+    if not isinstance(data, dict):
+        return {}
+    if gm:
+        return data
+    if isinstance(data.get("decision"), dict) and "resume" in data["decision"]:
+        data = {**data, "decision": {k: v for k, v in data["decision"].items() if k != "resume"}}
+    subject = _subject(data)
+    if subject is None or subject not in hidden:
+        return data
+    roller = data.get("actor") or data.get("source")
+    roller_seen = isinstance(roller, str) and roller not in hidden
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "act" and isinstance(value, dict):  # which action began here, not its amounts
+            out[key] = {k: value[k] for k in ("kind", "actor") if k in value}
+        elif key == "combatant" and isinstance(value, dict):
+            out[key] = {k: value[k] for k in ("id", "name", "side", "kind") if k in value}
+        elif key == "rolls" and isinstance(value, list):
+            # The viewer's side's own dice stay (ENG-2); dice measuring the hidden side's own changes go.
+            out[key] = [r for r in value if isinstance(r, dict)
+                        and (r.get("purpose") not in HIDDEN_ROLLS or roller_seen)]
+        elif (key in ATTACK_NUMBERS and etype not in CHANGES) or (key in SAFE_FIELDS and not _number(value)):
+            out[key] = value
+    return out
 
 
 def event_for(event, state: BattleState, viewer: Viewer) -> dict[str, Any] | None:
-    """An event as ``viewer`` may read it in the combat log (a dict), or None when hidden.
+    """An event as ``viewer`` may read it in the combat log (a dict).
 
-    Dice stay visible (ENG-2: the log shows them). For players, when
-    ``hide_enemy_hp`` is on, exact HP and damage numbers about enemies are
-    removed; a reaction window's private ``resume`` data is GM-only.
+    Dice stay visible (ENG-2: the log shows them) except those that measure
+    a hidden combatant's loss; see ``filter_event``.
     """
     d = event.to_dict()
-    if viewer.role == "gm":
-        return d
-    data = dict(d["data"])
-    if event.type == "decision.opened":
-        data["decision"] = {k: v for k, v in data["decision"].items() if k != "resume"}
-    if state.options.get("hide_enemy_hp", True):
-        uid = viewer.user_id if viewer.role == "player" else None
-        sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid} or {"party"}
-        who = state.combatants.get(data.get("target") or data.get("combatant") or "")
-        if who is not None and who.side not in sides:
-            for key in _HP_KEYS:
-                data.pop(key, None)
-            if event.type in ("damage.dealt", "healed", "damage.rolled"):
-                data.pop("rolls", None)
-    d["data"] = data
+    d["data"] = filter_event(event.type, d["data"], hidden_ids(state, viewer), gm=viewer.role == "gm")
     return d

@@ -1,5 +1,5 @@
 /* Battle page behaviour: live socket bookkeeping, targeting on the board, path preview,
-   confirmation, zoom, log filter. The server decides everything; this only helps to point. */
+   confirmation, log filter (zoom, pan and the keyboard on the board: board-view.js). The server decides everything; this only helps to point. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -19,7 +19,6 @@
   var socketOpen = false;
   var presence = {};
   var mode = null; // {type: "pick", form, option, label} | {type: "place", cid, kind, name}
-  var cell = 44;
   var conn = document.getElementById("conn");
   var hint = document.getElementById("board-hint");
   var cancelButton = root.querySelector("[data-cancel]");
@@ -50,11 +49,22 @@
     e.detail.socketWrapper.send(JSON.stringify({ type: "sync", seq: seqNow(), reconnect: opened > 0 }));
     opened += 1;
   });
-  root.addEventListener("htmx:wsClose", function () {
+  root.addEventListener("htmx:wsClose", function (e) {
     socketOpen = false;
     presence = {};
     applyMarks();
-    setConn("Offline: reconnecting…", "down");
+    var code = e.detail && e.detail.event ? e.detail.event.code : 0;
+    if (code === 4403) {
+      setConn("You no longer have access to this table. Reload the page.", "down");
+    } else if (code === 4409) {
+      setConn("This table is open in too many tabs. Reload to use this one.", "down");
+    } else if (code === 4429) {
+      // Dropped for falling behind: come back and catch up with one full render.
+      setConn("Offline: reconnecting…", "down");
+      setTimeout(function () { e.detail.socketWrapper.reconnect(); }, 1000 + Math.random() * 2000);
+    } else {
+      setConn("Offline: reconnecting…", "down");
+    }
   });
   root.addEventListener("htmx:wsBeforeMessage", function (e) {
     var text = e.detail.message;
@@ -199,71 +209,22 @@
     return (list || []).some(function (s) { return s[0] === sq[0] && s[1] === sq[1]; });
   }
 
-  // Breadth-first path over the board, around blocked squares and enemy tokens (a preview only:
-  // the engine finds and checks the real path).
-  function previewPath(from, to) {
-    var b = board();
-    var cols = parseInt(b.dataset.width, 10);
-    var rows = parseInt(b.dataset.height, 10);
-    var diagonal = b.dataset.diagonal === "1";
-    var wall = {};
-    b.querySelectorAll(".blocked").forEach(function (el) {
-      wall[(parseInt(el.style.gridColumn, 10) - 1) + "," + (parseInt(el.style.gridRow, 10) - 1)] = true;
-    });
-    b.querySelectorAll(".token.side-enemy").forEach(function (el) { wall[el.dataset.x + "," + el.dataset.y] = true; });
-    var steps = diagonal ? [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]] : [[1, 0], [-1, 0], [0, 1], [0, -1]];
-    var prev = {};
-    var start = from[0] + "," + from[1];
-    prev[start] = null;
-    var queue = [from];
-    for (var i = 0; i < queue.length && i < 5000; i++) {
-      var cur = queue[i];
-      if (cur[0] === to[0] && cur[1] === to[1]) { break; }
-      for (var k = 0; k < steps.length; k++) {
-        var nx = cur[0] + steps[k][0];
-        var ny = cur[1] + steps[k][1];
-        var key = nx + "," + ny;
-        if (nx < 0 || ny < 0 || nx >= cols || ny >= rows || key in prev || wall[key]) { continue; }
-        prev[key] = cur;
-        queue.push([nx, ny]);
-      }
-    }
-    var path = [];
-    var at = to;
-    var guard = 0;
-    while (at && guard++ < 500) {
-      path.unshift(at);
-      at = prev[at[0] + "," + at[1]];
-    }
-    return path.length && path[0][0] === from[0] && path[0][1] === from[1] ? path : [];
-  }
-
-  // The squares an area ability would hit around ``at`` (the board's metric, like the engine's).
+  // The engine's options carry the geometry: the path a move takes to each square and the squares
+  // an area covers around each square it may be centred on ("x,y" keys).
   function drawArea(at) {
     highlight();
-    var radius = mode && mode.option.area;
-    if (!radius) { return; }
-    var b = board();
-    var cols = parseInt(b.dataset.width, 10);
-    var rows = parseInt(b.dataset.height, 10);
-    var diagonal = b.dataset.diagonal === "1";
-    for (var x = at[0] - radius; x <= at[0] + radius; x++) {
-      for (var y = at[1] - radius; y <= at[1] + radius; y++) {
-        var dx = Math.abs(x - at[0]);
-        var dy = Math.abs(y - at[1]);
-        var far = diagonal ? Math.max(dx, dy) : dx + dy;
-        if (x >= 0 && y >= 0 && x < cols && y < rows && far <= radius) { square(x, y, "area"); }
-      }
-    }
+    ((mode && mode.option.areas || {})[at[0] + "," + at[1]] || []).forEach(function (sq) { square(sq[0], sq[1], "area"); });
   }
 
   function drawPath(to) {
     highlight();
-    if (!mode || mode.type !== "pick" || !mode.option.path || !mode.option.from) { return 0; }
-    var path = previewPath(mode.option.from, to);
+    if (!mode || mode.type !== "pick") { return 0; }
+    var path = (mode.option.paths || {})[to[0] + "," + to[1]] || [];
     path.slice(1).forEach(function (sq) { square(sq[0], sq[1], "path"); });
     return Math.max(0, path.length - 1);
   }
+
+  function hasKeys(obj) { return !!obj && Object.keys(obj).length > 0; }
 
   function confirmThen(text, form) {
     pendingSubmit = form;
@@ -325,8 +286,9 @@
     }
     if (!sq || !inList(opt.squares, sq)) { setHint("Out of reach: tap a highlighted square."); return; }
     form.querySelector("[name=square]").value = sq[0] + "," + sq[1];
-    if (opt.area) { drawArea(sq); }
-    var steps = opt.area ? 0 : drawPath(sq);
+    var area = hasKeys(opt.areas);
+    if (area) { drawArea(sq); }
+    var steps = area ? 0 : drawPath(sq);
     confirmThen(mode.label + " to column " + (sq[0] + 1) + ", row " + (sq[1] + 1) + (steps ? " (" + steps + " squares)" : "") + "?", form);
   }
 
@@ -336,14 +298,6 @@
     el = e.target.closest("[data-place]");
     if (el) { startPlace(el.dataset.place, el.dataset.kind, el.dataset.name); return; }
     if (e.target.closest("[data-cancel]")) { cancel(); return; }
-    el = e.target.closest("[data-zoom]");
-    if (el) {
-      // On touch screens a square never gets smaller than a 44 px tap target.
-      var least = window.matchMedia && window.matchMedia("(pointer: coarse)").matches ? 44 : 28;
-      cell = Math.max(least, Math.min(80, cell + 8 * parseInt(el.dataset.zoom, 10)));
-      root.style.setProperty("--cell", cell + "px");
-      return;
-    }
     el = e.target.closest("[data-confirm]");
     if (el) {
       dialog.close();
@@ -355,10 +309,11 @@
 
   root.addEventListener("pointermove", function (e) {
     if (!mode || mode.type !== "pick" || e.pointerType === "touch" || !e.target.closest("#board")) { return; }
-    if (!mode.option.path && !mode.option.area) { return; }
+    var area = hasKeys(mode.option.areas);
+    if (!area && !hasKeys(mode.option.paths)) { return; }
     var sq = cellAt(e);
     if (sq && inList(mode.option.squares, sq)) {
-      if (mode.option.area) { drawArea(sq); } else { drawPath(sq); }
+      if (area) { drawArea(sq); } else { drawPath(sq); }
     }
   });
 

@@ -20,7 +20,7 @@ from tests.conftest import need_service
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("VTT_CHROMIUM", "/usr/bin/chromium")  # make test passes its CHROMIUM
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -38,7 +38,7 @@ LAPTOP = {"width": 1280, "height": 800}
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        need_service("Chromium is not installed at /usr/bin/chromium")
+        need_service(f"Chromium is not installed at {CHROMIUM}")
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
@@ -50,9 +50,11 @@ class Server:
     is spawned (it reads its settings from the environment, e.g. REDIS_URL).
     """
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, static_handler: bool = True) -> None:
         # Its own channel prefix: pages of this server never see another test run's pushes on a shared Redis.
         self.env = {"CHANNEL_PREFIX": f"e2e{os.getpid()}", **(env or {})}
+        # False: static files come from the app's own middleware (whitenoise), as in production.
+        self.static_handler = static_handler
         self.port: int | None = None
         self.proc = None
         self.start()
@@ -69,7 +71,7 @@ class Server:
         multiprocessing.set_start_method("spawn", force=True)
         proc = DaphneProcess(
             "127.0.0.1",
-            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
+            partial(make_application, static_wrapper=ASGIStaticFilesHandler if self.static_handler else None),
             setup=set_database_connection,
             port=self.port,
         )
@@ -158,3 +160,20 @@ def pytest_runtest_makereport(item, call):
             if callable(screenshot) and hasattr(value, "goto"):
                 with contextlib.suppress(Exception):  # best effort on failure
                     screenshot(path=str(ARTIFACTS / f"FAILED-{item.name}-{name}.png"), full_page=True)
+
+
+@pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(tmp_path_factory, settings):
+    """Uploads go to a folder of this test, the same for the test process and the servers it spawns."""
+    folder = str(tmp_path_factory.mktemp("media"))
+    saved = os.environ.get("MEDIA_ROOT")
+    os.environ["MEDIA_ROOT"] = folder
+    settings.MEDIA_ROOT = folder
+    from combat import presenters
+
+    presenters.FACES.clear()
+    yield folder
+    if saved is None:
+        os.environ.pop("MEDIA_ROOT", None)
+    else:
+        os.environ["MEDIA_ROOT"] = saved

@@ -35,17 +35,11 @@ CAST = {
 
 
 def content(ruleset: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ruleset's sample HEROES and MONSTERS (its ``<key>_content`` or ``<key>_pack`` module)."""
+    """The ruleset's sample HEROES and MONSTERS (the ``content`` module of its package)."""
     import importlib
 
-    base = f"combat.engine.rulesets.{ruleset.replace('-', '_')}"
-    for suffix in ("_content", "_pack"):
-        try:
-            module = importlib.import_module(base + suffix)
-        except ModuleNotFoundError:
-            continue
-        return module.HEROES, module.MONSTERS
-    raise LookupError(f"no sample characters for {ruleset}")
+    module = importlib.import_module(get_ruleset(ruleset).__module__ + ".content")
+    return module.HEROES, module.MONSTERS
 
 
 def make_table(ruleset: str) -> dict[str, Any]:

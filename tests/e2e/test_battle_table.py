@@ -107,8 +107,10 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
     gm.goto(f"{asgi_server}/campaigns/{t['campaign'].pk}/")
     gm.get_by_role("link", name="New battle").click()
     gm.get_by_label("Name").fill("Bridge")
-    gm.get_by_label("Columns").fill("8")
-    gm.get_by_label("Rows").fill("6")
+    if grid:
+        gm.get_by_label("Columns").fill("8")
+        gm.get_by_label("Rows").fill("6")
+    gm.get_by_label("Add the party").uncheck()  # this table adds everyone one by one below
     gm.get_by_role("button", name="Create the battle").click()
     gm.wait_for_url(re.compile(r".*/battles/\d+/$"))
     battle_url = gm.url
@@ -121,10 +123,10 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
     ids = combatant_ids(gm)
     alia, boro, grik = ids["Alia"], ids["Boro"], ids["Grik"]
     if grid:
-        # Grik stands next to Alia (0,0): tap "Place", then the square.
+        # Grik stands next to Alia (placed at 1,0): tap "Move", then the square.
         gm.locator(f'#gm-panel [data-place="{grik}"]').click()
-        tap_square(gm, 1, 0)
-        expect(gm.locator(f'#board .token[data-cid="{grik}"]')).to_have_attribute("data-x", "1")
+        tap_square(gm, 2, 0)
+        expect(gm.locator(f'#board .token[data-cid="{grik}"]')).to_have_attribute("data-x", "2")
     for page in (alice, bob):
         page.goto(battle_url)
         wait_live(page)

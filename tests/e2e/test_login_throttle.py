@@ -35,7 +35,7 @@ def test_a_browser_is_locked_out_after_repeated_wrong_passwords(throttled_server
     context = browser.new_context(viewport=LAPTOP)
     page = context.new_page()
     base = throttled_server.url
-    limit = settings.AXES_FAILURE_LIMIT
+    limit = settings.LOGIN_FAILURES_PER_ACCOUNT
     statuses = [_try(page, base, "mallory-target", f"guess-{i}") for i in range(limit)]
     assert statuses[:-1] == [200] * (limit - 1)  # the form again, with its error
     assert statuses[-1] == 429

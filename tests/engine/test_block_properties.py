@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from combat.engine.actions import Action, Refusal
 from combat.engine.core import decide, new_battle_event, replay, resolve
 from combat.engine.dice import Dice
-from combat.engine.rulesets import action_block_rules as R
-from combat.engine.rulesets.action_block_content import HEROES, MONSTERS, STARTER
+from combat.engine.rulesets.action_block import rules as R
+from combat.engine.rulesets.action_block.content import HEROES, MONSTERS, STARTER
 from tests.engine.properties import (
     accepted_or_refused_cleanly,
     build_battle,
@@ -51,7 +51,7 @@ def _check_invariants(state, log, dead):
     squares = []
     for c in state.combatants.values():
         r = c.resources
-        assert 0 <= c.hp <= c.max_hp, (c.name, c.hp, c.max_hp)
+        assert c.hp <= c.max_hp, (c.name, c.hp, c.max_hp)  # BLOCK-HP-1: "0 or less", so below 0 too
         if c.alive:
             assert c.ko == (c.hp <= 0)  # BLOCK-HP-1
             assert c.id not in dead  # BLOCK-HP-2: the dead never come back

@@ -10,8 +10,8 @@ from combat.engine.actions import Action, Refusal
 from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, undo_cut, view_for
 from combat.engine.dice import ScriptedDice
 from combat.engine.events import Event
+from combat.engine.testing import Battle
 from combat.engine.view import Viewer
-from tests.engine.helpers import Battle
 
 
 def _duel(options=None):
@@ -23,7 +23,7 @@ def _duel(options=None):
 
 
 def test_setup_adds_combatants_with_sequential_ids():
-    b = Battle()
+    b = Battle("luck")
     assert b.add("Ash", pos=(0, 0)) == "c1"
     assert b.add("Orc", "enemy", (1, 1)) == "c2"
     assert b.c("c2").hp == 20  # sheet default
@@ -150,8 +150,9 @@ def test_view_hides_enemy_hp_from_players_only():
     b.act("gm.set_hp", combatant=o, hp=5)
     player = view_for(b.state, Viewer("player", "7"))
     assert player["combatants"][o]["hp"] is None
-    assert player["combatants"][o]["hp_ratio"] == 0.5
+    # Hidden HP is a coarse state and that state's fixed bar, never the exact ratio (5 of 10 would be 50%).
     assert player["combatants"][o]["hp_bucket"] == "wounded"
+    assert player["combatants"][o]["hp_ratio"] == 0.75
     assert "sheet" not in player["combatants"][o]
     assert player["combatants"][a]["hp"] == 12 and player["combatants"][a]["mine"]
     gm = view_for(b.state, Viewer("gm"))
@@ -226,3 +227,46 @@ def test_removing_the_current_combatant_passes_the_turn():
     assert b.state.current().id == w and b.state.order == [a, w]
     b.act("gm.remove_combatant", combatant=w)
     assert b.state.phase == "ended" and b.state.result["winner"] == "party"
+
+
+def test_refusals_carry_a_code_for_callers():
+    # RULE: ENG-4
+    from combat.engine.actions import Action, RefusalCode
+
+    b = Battle("luck", width=12, height=4)
+    a = b.add("Ayla", "party", pos=(0, 0), hp=10, weapons=["bow"])
+    g = b.add("Goblin", "enemy", pos=(11, 3), kind="monster", hp=10)
+    b.act("setup.start", dice=[15, 3])
+    assert b.state.current().id == a
+    assert b.try_act("end_turn", g).code == RefusalCode.NOT_YOUR_TURN
+    assert b.try_act("frobnicate", a).code == RefusalCode.BAD_INPUT
+    assert Action.from_dict({"kind": "end_turn", "params": []}).code == RefusalCode.BAD_INPUT
+    b.act("move", a, to=[1, 1])
+    far = b.try_act("ability", a, ability="weapon:bow", targets=[g])
+    assert far.code == RefusalCode.OUT_OF_RANGE
+    assert b.try_act("ability", a, ability="weapon:bow", targets=[g]) == far  # equal by their words
+
+
+def test_options_carry_the_board_geometry():
+    # RULE: ENG-5
+    from combat.engine.rulesets.luck import HEROES
+
+    b = Battle("luck", width=8, height=6, blocked=[[1, 0], [1, 1]])
+    a = b.add("Mira", "party", pos=(0, 0), **HEROES["Mage"])
+    b.add("Goblin", "enemy", pos=(4, 3), kind="monster", hp=10)
+    b.act("setup.start", dice=[15, 3])
+    opts = {o.label: o for o in b.options(a)}
+    move = opts["Move"]
+    assert sorted(move.paths) == sorted(f"{x},{y}" for x, y in move.squares)
+    for key, path in move.paths.items():
+        assert path[0] == [0, 0] and path[-1] == [int(n) for n in key.split(",")]
+        assert len(path) - 1 <= 5 and not any(sq in ([1, 0], [1, 1]) for sq in path)
+    assert len(move.paths["2,0"]) - 1 == 4  # 4 steps around the wall: (0,1) -> (1,2) -> (2,1) -> (2,0)
+    burst = next(o for o in opts.values() if o.params.get("ability") == "flame_burst")
+    assert burst.areas and sorted(burst.areas) == sorted(f"{x},{y}" for x, y in burst.squares)
+    for key, cells in burst.areas.items():
+        x, y = (int(n) for n in key.split(","))
+        assert [x, y] in cells and all(max(abs(cx - x), abs(cy - y)) <= 1 for cx, cy in cells)
+        assert any(c == [4, 3] for c in cells)  # every offered centre catches the goblin
+    assert move.to_dict()["paths"] == move.paths and "areas" not in move.to_dict()
+    assert burst.to_dict()["areas"] == burst.areas

@@ -9,8 +9,8 @@ from combat.engine.board import area, chebyshev, find_path, manhattan, reachable
 from combat.engine.core import decide, legal_actions, new_battle_event
 from combat.engine.dice import Dice, DiceError, DiceExhausted, Roll, ScriptedDice
 from combat.engine.rulesets.luck import MONSTERS, Luck
-from combat.engine.rulesets.luck_content import HEROES, STARTER, validate_luck_content
-from tests.engine.helpers import Battle
+from combat.engine.rulesets.luck.content import HEROES, STARTER, validate_luck_content
+from combat.engine.testing import Battle
 from tests.engine.test_luck import ASH, ORC, duel
 
 # --- dice --------------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ def test_out_of_range_unaffordable_and_setup_errors_are_refused():
     b.act("ability", a, dice=[1], ability="weapon:bow", targets=[o])
     b.act("ability", a, dice=[1], ability="weapon:bow", targets=[o])
     assert b.try_act("ability", a, ability="weapon:bow", targets=[o]) == Refusal("No actions left.")
-    s = Battle()
+    s = Battle("luck")
     assert s.try_act("setup.add_combatant", name="", sheet={}) == Refusal(
         "Give the combatant a name (at most 80 characters).")
     assert s.try_act("setup.add_combatant", name="X", sheet={"hp": 0}) == Refusal("Invalid sheet: hp: Must be at least 1.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions
-from tests.engine.helpers import Battle
+from combat.engine.testing import Battle
 
 ASH = {"hp": 20, "initiative": 5, "armor": 1, "resist": 1, "movement": 5,
        "abilities": ["fire_bolt", "mend", "stunning_blow", "recover", "parry", "lullaby", "hush", "disarming_strike",

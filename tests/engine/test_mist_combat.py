@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions
-from combat.engine.rulesets.mist_content import HEROES, MONSTERS
-from tests.engine.helpers import Battle
+from combat.engine.rulesets.mist.content import HEROES, MONSTERS
+from combat.engine.testing import Battle
 
 KNIGHT = HEROES["Knight"]
 MAGE = HEROES["Mage"]

@@ -8,8 +8,8 @@ from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions, new_battle_event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.mist import Mist
-from combat.engine.rulesets.mist_content import HEROES, MONSTERS, STARTER, validate_mist_content
-from tests.engine.helpers import Battle
+from combat.engine.rulesets.mist.content import HEROES, MONSTERS, STARTER, validate_mist_content
+from combat.engine.testing import Battle
 
 
 def test_starter_pack_heroes_and_monsters_are_valid():

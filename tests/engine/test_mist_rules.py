@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from combat.engine.board import manhattan, within
-from combat.engine.rulesets import mist_rules as r
+from combat.engine.rulesets.mist import rules as r
 
 
 def test_source_example_100_physical_on_20_def_leaves_80():

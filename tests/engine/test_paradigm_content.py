@@ -7,8 +7,8 @@ import pytest
 from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions, new_battle_event
 from combat.engine.rulesets.paradigm import Paradigm
-from combat.engine.rulesets.paradigm_content import HEROES, MONSTERS, STARTER, validate_paradigm_content
-from tests.engine.helpers import Battle
+from combat.engine.rulesets.paradigm.content import HEROES, MONSTERS, STARTER, validate_paradigm_content
+from combat.engine.testing import Battle
 from tests.engine.test_paradigm_turns import duel
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions
-from tests.engine.helpers import Battle
+from combat.engine.testing import Battle
 from tests.engine.test_paradigm_turns import ASH, ORC, duel, option
 
 

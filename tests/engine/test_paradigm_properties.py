@@ -20,7 +20,7 @@ from combat.engine.actions import Action
 from combat.engine.context import rules_for
 from combat.engine.core import new_battle_event, replay, resolve
 from combat.engine.dice import Dice
-from combat.engine.rulesets.paradigm_content import HEROES, MONSTERS, STARTER
+from combat.engine.rulesets.paradigm.content import HEROES, MONSTERS, STARTER
 from tests.engine.properties import (
     accepted_or_refused_cleanly,
     build_battle,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions
-from tests.engine.helpers import Battle
+from combat.engine.testing import Battle
 
 ASH = {"tier": 1, "hp": 30, "initiative": 0, "attack_bonus": 2, "weapon_damage": "1d6", "defense": 1,
        "magic_defense": 1}

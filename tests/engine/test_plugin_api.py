@@ -1,4 +1,4 @@
-"""A toy ruleset written only against rulesets/base.py: the core runs it unchanged.
+"""The toy ruleset of combat/engine/rulesets/README.md, built from the guide's code: the core runs it unchanged.
 
 It has rows instead of a grid, a per-turn AP pool that ends the turn when spent,
 a reaction window opened by a round-end hook (like a phase where players choose),
@@ -7,88 +7,55 @@ and a defensive reaction declared before the attack roll (like a dodge).
 
 from __future__ import annotations
 
+import importlib
+import pathlib
+import re
+import sys
+
 import pytest
 
-from combat.engine.actions import ActionOption, Refusal
+from combat.engine.actions import Refusal
 from combat.engine.rulesets import RULESETS
 from combat.engine.rulesets.base import Ruleset
-from combat.engine.schema import Field, SheetSchema
-from tests.engine.helpers import Battle
+from combat.engine.testing import Battle
+
+GUIDE = pathlib.Path(__file__).resolve().parents[2] / "combat" / "engine" / "rulesets" / "README.md"
+BLOCK = re.compile(r"```python\n# (toy/[\w.]+\.py)\n(.*?)```", re.S)
 
 
-class Toy(Ruleset):
-    key = "toy"
-    name = "Toy rows"
-    board = "rows"
-    sheet_schema = SheetSchema((Field("hp", "HP", default=10, min=1), Field("ap", "AP", default=2, min=1)))
-    actions = {"hit": "act_hit", "shift": "act_shift", "brood": "act_brood"}
+def build_toy_from_the_guide(root: pathlib.Path) -> type[Ruleset]:
+    """Write the package the guide's code blocks spell out (``# toy/<module>.py``) and import it."""
+    files = BLOCK.findall(GUIDE.read_text())
+    assert sorted(name for name, _ in files) == [
+        "toy/__init__.py", "toy/actions.py", "toy/content.py", "toy/rules.py", "toy/sheet.py"]
+    for name, code in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(code)
+    sys.path.insert(0, str(root))
+    try:
+        for mod in [m for m in sys.modules if m == "toy" or m.startswith("toy.")]:
+            del sys.modules[mod]
+        return importlib.import_module("toy").Toy
+    finally:
+        sys.path.remove(str(root))
 
-    def act_brood(self, ctx, c, action):
-        r = ctx.roll("1d20", "insanity")
-        return ctx.open_decision(c.id, f"{c.name} rolled {r.total} on an insanity roll: what happens?",
-                                 [{"key": "calm", "label": "Nothing"}, {"key": "panic", "label": "Panic"}], "calm",
-                                 resume={"brood": True}, gm_only=True)
 
-    def init_combatant(self, sheet):
-        return {"hp": sheet["hp"], "max_hp": sheet["hp"], "resources": {"ap": sheet["ap"]}, "extra": {}}
-
-    def on_turn_start(self, ctx, c):
-        ctx.emit("resources.set", combatant=c.id, resources={"ap": c.sheet["ap"]})
-
-    def on_round_end(self, ctx):
-        first = next(c for c in ctx.state.combatants.values() if c.side == "party")
-        ctx.open_decision(first.id, "Advance to the front row?", [{"key": "yes", "label": "Advance"},
-                                                                  {"key": "no", "label": "Stay"}], "no")
-
-    def act_shift(self, ctx, c, action):
-        if c.resources["ap"] < 1:
-            return Refusal("No AP left.")
-        ctx.emit("row.changed", combatant=c.id, row="back" if c.row == "front" else "front", actor=c.id,
-                 spend={"ap": 1})
-        if ctx.state.combatants[c.id].resources["ap"] == 0:
-            ctx.end_turn()
-        return None
-
-    def act_hit(self, ctx, c, action):
-        target = ctx.state.combatants.get(action.params.get("target"))
-        if target is None or target.side == c.side:
-            return Refusal("Choose an enemy.")
-        ctx.emit("attack.declared", actor=c.id, target=target.id, spend={"ap": 1})
-        return ctx.open_decision(target.id, "Dodge?", [{"key": "dodge", "label": "Dodge"},
-                                                        {"key": "take", "label": "Take it"}], "dodge",
-                                 resume={"actor": c.id, "target": target.id})
-
-    def resume(self, ctx, decision, choice):
-        if decision.resume.get("brood"):
-            return None
-        if "target" not in decision.resume:  # the round-end question
-            if choice == "yes":
-                ctx.emit("row.changed", combatant=decision.combatant, row="front")
-            return None
-        t = ctx.state.combatants[decision.resume["target"]]
-        evasion = 8 if choice == "dodge" else 4
-        roll = ctx.roll("2d6", "to hit")
-        if roll.total >= evasion:
-            hp = max(0, t.hp - 3)
-            ctx.emit("damage.dealt", target=t.id, amount=3, hp=hp, ko=hp <= 0)
-        else:
-            ctx.emit("attack.missed", target=t.id)
-        if ctx.state.current() and ctx.state.current().resources["ap"] == 0 and ctx.state.pending is None:
-            ctx.end_turn()
-        return None
-
-    def legal_actions(self, state, c):
-        return [ActionOption("shift", "Change row", {"ap": 1}, available=c.resources["ap"] > 0,
-                             reason="" if c.resources["ap"] > 0 else "No AP left.")]
-
-    def on_battle_start(self, ctx):
-        ids = list(ctx.state.combatants)
-        ctx.emit("order.set", order=ids[::-1])
+def test_the_guide_builds_a_ruleset_of_the_same_shape(tmp_path):
+    toy = build_toy_from_the_guide(tmp_path)
+    assert issubclass(toy, Ruleset) and toy.key == "toy" and toy.board == "rows"
+    assert all(callable(fn) for fn in toy.actions.values()) and set(toy.actions) == {"hit", "shift", "brood"}
+    for key, ruleset in RULESETS.items():  # the project's rulesets have the modules the guide names
+        package = pathlib.Path(sys.modules[ruleset.__module__].__file__).parent
+        assert {"__init__.py", "sheet.py", "content.py", "rules.py", "actions.py"} <= {
+            p.name for p in package.glob("*.py")}, key
+        assert all(callable(fn) for fn in ruleset.actions.values()), key
+        assert all(callable(fn) for fn in ruleset.appliers.values()), key
+    assert "        toy.Toy," in GUIDE.read_text()  # step 4: one line in the registry
 
 
 @pytest.fixture
-def toy(monkeypatch):
-    monkeypatch.setitem(RULESETS, "toy", Toy)
+def toy(monkeypatch, tmp_path):
+    monkeypatch.setitem(RULESETS, "toy", build_toy_from_the_guide(tmp_path))
     b = Battle("toy")
     p = b.add("Pia", "party", controller="3", row="back")
     q = b.add("Quo", "enemy", row="front", kind="monster")
@@ -103,7 +70,7 @@ def test_a_new_ruleset_plugs_in_without_touching_the_core(toy):
     b.act("shift", q)
     ev = b.act("shift", q)  # AP spent: the ruleset ends the turn itself
     assert "turn.ended" in b.types(ev) and b.state.current().id == p
-    ev = b.act("hit", p, dice=[5, 4], target=q)  # the monster dodges by policy: 9 >= 8 still hits
+    ev = b.act("hit", p, dice=[5, 4], targets=[q])  # the monster dodges by policy: 9 >= 8 still hits
     assert b.types(ev)[:3] == ["attack.declared", "decision.opened", "decision.answered"]
     assert b.c(q).hp == 7
 
@@ -128,11 +95,11 @@ def test_a_player_reaction_before_the_roll(toy):
     # RULE: ENG-6
     b, p, q = toy
     b.act("end_turn", q)
-    b.act("hit", p, dice=[2, 2], target=q)  # monster dodged: 4 < 8 misses
+    b.act("hit", p, dice=[2, 2], targets=[q])  # monster dodged: 4 < 8 misses
     assert b.c(q).hp == 10
     b.act("end_turn", p)
     b.act("answer", p, choice="no")
-    b.act("hit", q, target=p)
+    b.act("hit", q, targets=[p])
     assert b.state.pending.controller == "3"
     b.act("answer", p, dice=[2, 2], choice="take")  # 4 >= 4 hits
     assert b.c(p).hp == 7

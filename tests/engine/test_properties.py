@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from combat.engine.actions import Action, Refusal
 from combat.engine.core import new_battle_event, replay, resolve
 from combat.engine.dice import Dice
-from combat.engine.rulesets.luck_content import HEROES, MONSTERS, STARTER
+from combat.engine.rulesets.luck.content import HEROES, MONSTERS, STARTER
 from tests.engine.properties import (
     accepted_or_refused_cleanly,
     build_battle,

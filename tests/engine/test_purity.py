@@ -1,9 +1,13 @@
-"""The engine is pure Python: no Django, Channels or vtt import anywhere under combat/engine."""
+"""The engine is pure Python: no Django, Channels or vtt import anywhere under combat/engine.
+
+And the rulesets are plugins: no module outside combat/engine/rulesets/ names a ruleset key.
+"""
 
 from __future__ import annotations
 
 import ast
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -42,3 +46,30 @@ def test_importing_the_engine_loads_no_django():
     root = ENGINE.parents[1]
     result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _string_constants(path: pathlib.Path) -> set[str]:
+    return {n.value for n in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def test_no_module_outside_the_rulesets_names_a_ruleset_key():
+    from combat.engine.rulesets import RULESETS
+
+    root = ENGINE.parents[1]
+    rulesets = ENGINE / "rulesets"
+    keys = set(RULESETS)
+    offenders: dict[str, list[str]] = {}
+    for folder in ("combat", "vtt"):
+        for path in (root / folder).rglob("*.py"):
+            if rulesets in path.parents or "migrations" in path.parts:
+                continue
+            found = sorted(_string_constants(path) & keys)
+            if found:
+                offenders[str(path.relative_to(root))] = found
+    quoted = re.compile("|".join(rf"""["']{re.escape(k)}["']""" for k in keys))
+    for folder in ("templates", "static"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix in (".html", ".js") and quoted.search(path.read_text()):
+                offenders[str(path.relative_to(root))] = quoted.findall(path.read_text())
+    assert offenders == {}

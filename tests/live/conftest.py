@@ -42,7 +42,7 @@ def application():
 
 
 def communicator(battle_id: int, cookie: str | None, origin: bytes | None = b"http://testserver"):
-    headers = []
+    headers = [(b"host", b"testserver")]
     if origin is not None:
         headers.append((b"origin", origin))
     if cookie:

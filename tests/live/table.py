@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from combat import live, services
-from combat.engine.rulesets.luck_content import HEROES, MONSTERS
+from combat import presenters, services, sockets
+from combat.engine.rulesets.luck.content import HEROES, MONSTERS
 from combat.models import Battle
 from vtt.models import Campaign, Character, Membership
 
@@ -102,6 +102,8 @@ def goblin_attacks_bram(battle: Battle, users: dict[str, Any]) -> services.Resul
 @pytest.fixture(autouse=True)
 def fresh_live_caches():
     """Database ids repeat between tests: start each with empty process caches."""
-    live._members.clear()
+    presenters.clear_caches()
+    sockets.reset_store()
     yield
-    live._members.clear()
+    presenters.clear_caches()
+    sockets.reset_store()

@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import re
+import time
 from contextlib import contextmanager
 from functools import partial
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from combat import services
 from tests.live.conftest import session_cookie
 from tests.live.table import SECRET_HP, current, table
 from tests.live.wsclient import WSClient, http
+from vtt.models import Membership
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -61,7 +64,7 @@ def test_an_action_posted_to_one_process_reaches_sockets_on_the_other(redis_url,
     goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
     with servers(2) as (port_a, port_b):
         async def scenario() -> tuple[str, str, int]:
-            origin = "http://127.0.0.1"
+            origin = f"http://127.0.0.1:{port_b}"  # the page's own origin: scheme, host and port
             gm = await WSClient.connect("127.0.0.1", port_b, f"/ws/battles/{battle.pk}/", origin=origin,
                                         cookie=f"sessionid={cookies['gm']['sessionid']}")
             player = await WSClient.connect("127.0.0.1", port_b, f"/ws/battles/{battle.pk}/", origin=origin,
@@ -86,3 +89,63 @@ def test_an_action_posted_to_one_process_reaches_sockets_on_the_other(redis_url,
         gm_html, player_html, _ = asyncio.run(scenario())
     assert 'id="board"' in gm_html and str(SECRET_HP) in gm_html
     assert 'id="board"' in player_html and str(SECRET_HP) not in player_html
+
+
+async def _close_code(client: WSClient, timeout: float) -> int | None:
+    async def read() -> None:
+        while True:
+            await client.recv()
+
+    try:
+        await asyncio.wait_for(read(), timeout)
+    except ConnectionError:
+        return client.close_code
+    raise AssertionError("still open")
+
+
+def test_logout_and_removal_on_one_process_close_sockets_on_the_other_within_a_second(redis_url, monkeypatch):
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("CHANNEL_PREFIX", f"vttlogout{id(monkeypatch)}")
+    users, campaign, battle = table()
+    cookies = {name: session_cookie(users[name]) for name in ("gm", "player", "other_player")}
+    admin = get_user_model().objects.create_superuser("root", password="root-pass-9x")
+    cookies_admin = session_cookie(admin)
+    removed_pk = Membership.objects.get(campaign=campaign, user=users["other_player"]).pk
+    with servers(2) as (port_a, port_b):
+        async def scenario() -> dict[str, float]:
+            path = f"/ws/battles/{battle.pk}/"
+            sockets = {name: await WSClient.connect("127.0.0.1", port_b, path, origin=f"http://127.0.0.1:{port_b}",
+                                                    cookie=f"sessionid={cookie}") for name, cookie in cookies.items()}
+            await asyncio.sleep(0.5)
+            took = {}
+            cookies["admin"] = cookies_admin
+            # Logout on process A.
+            jar = {"sessionid": cookies["player"]}
+            status, _, page = await asyncio.to_thread(http, port_a, "GET", "/campaigns/", jar)
+            token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
+            started = time.monotonic()
+            status, _, _ = await asyncio.to_thread(http, port_a, "POST", "/accounts/logout/", jar, {},
+                                                   {"X-CSRFToken": token})
+            assert status == 302
+            assert await _close_code(sockets["player"], 1.0) == 4403
+            took["logout"] = time.monotonic() - started
+            # Removal by an admin on process A.
+            jar = {"sessionid": cookies["admin"]}
+            url = f"/admin/vtt/membership/{removed_pk}/delete/"
+            status, _, page = await asyncio.to_thread(http, port_a, "GET", url, jar)
+            assert status == 200
+            token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+            started = time.monotonic()
+            status, _, _ = await asyncio.to_thread(http, port_a, "POST", url, jar,
+                                                   {"post": "yes", "csrfmiddlewaretoken": token})
+            assert status == 302
+            assert await _close_code(sockets["other_player"], 1.0) == 4403
+            took["removal"] = time.monotonic() - started
+            # The GM's socket is still open and served.
+            sockets["gm"].writer.write(b"")
+            assert not sockets["gm"].closed
+            await sockets["gm"].close()
+            return took
+
+        took = asyncio.run(scenario())
+    assert took["logout"] < 1.0 and took["removal"] < 1.0, took

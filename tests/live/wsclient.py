@@ -22,6 +22,7 @@ class WSClient:
         self.reader = reader
         self.writer = writer
         self.closed = False
+        self.close_code: int | None = None
 
     @classmethod
     async def connect(cls, host: str, port: int, path: str, *, origin: str | None = None,
@@ -82,6 +83,7 @@ class WSClient:
             opcode, data, fin = await self._frame()
             if opcode == 0x8:
                 self.closed = True
+                self.close_code = struct.unpack("!H", data[:2])[0] if len(data) >= 2 else None
                 raise ConnectionError("closed by the server")
             if opcode == 0x9:  # ping -> pong
                 self.writer.write(bytes([0x8A, 0x80 | len(data)]) + b"\0\0\0\0" + data)

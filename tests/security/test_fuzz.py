@@ -53,15 +53,24 @@ params_objects = st.fixed_dictionaries(
         "choice": st.text(max_size=8) | json_values,
     },
 )
-text_field = st.none() | st.text(max_size=30) | st.sampled_from(["", "1", "-1", "0", "1e9", "x" * 200, "3,4", "a,b"])
+# Digits that str.isdigit() or int() accept but a number field must not: superscripts, Arabic-Indic, fullwidth.
+UNICODE_DIGITS = ["²", "1²", "١٢", "٣", "１", "1,²", "²,1", "³,４", "-²", "¹⁰"]
+# Nesting far beyond any real action (and beyond Python's recursion limit), still under the size limits.
+DEEP = ["[" * 1999 + "]" * 1999, '{"a":' * 600 + "1" + "}" * 600, '{"ability": "x", "p": ' + "[" * 1900 + "]" * 1900 + "}",
+        "[" * 3000, '{"targets": [[[[[[[[[["c1"]]]]]]]]]]}']
+unicode_digits = st.sampled_from(UNICODE_DIGITS) | st.text(st.characters(categories=["Nd", "No"]), min_size=1,
+                                                           max_size=4)
+text_field = st.none() | st.text(max_size=30) | unicode_digits | st.sampled_from(
+    ["", "1", "-1", "0", "1e9", "x" * 200, "3,4", "a,b"])
 form_posts = st.fixed_dictionaries(
     {"kind": st.sampled_from(KINDS) | st.text(max_size=80)},
     optional={
         "actor": st.sampled_from(IDS) | st.text(max_size=24),
         "params": st.sampled_from(["{not json", "[]", "null", "1", '"x"', "{}"])
         | params_objects.map(json.dumps)
+        | st.sampled_from(DEEP)
         | st.text(max_size=300),
-        "expected_seq": st.sampled_from(["now", "now", "", "abc", "-1", "99999999999999999999"]),
+        "expected_seq": st.sampled_from(["now", "now", "", "abc", "-1", "99999999999999999999"]) | unicode_digits,
         "client_token": st.text(max_size=70),
         "target": st.lists(st.sampled_from(IDS) | st.text(max_size=20), max_size=3),
         "square": text_field, "col": text_field, "line": text_field, "combatant": st.sampled_from(IDS) | text_field,
@@ -182,7 +191,7 @@ def test_random_payloads_to_the_services_never_crash(world, engine_errors):
     run()
 
 
-any_field = st.none() | st.text(max_size=40) | st.integers(-(2**63), 2**64).map(str) | st.sampled_from(
+any_field = st.none() | st.text(max_size=40) | st.integers(-(2**63), 2**64).map(str) | unicode_digits | st.sampled_from(
     ["", "0", "1", "2", "20", "21", "-1", "party", "enemy", "x" * 300])
 other_posts = st.fixed_dictionaries(
     {},
@@ -219,6 +228,9 @@ def test_random_posts_to_the_other_battle_writes_never_error(world, engine_error
 
 socket_messages = st.one_of(
     st.text(max_size=300),
+    st.sampled_from(DEEP),
+    st.sampled_from(['{"type": "sync", "seq": ' + "[" * 1000 + "]" * 1000 + "}", '{"type": "sync", "seq": "²"}',
+                     '{"type": "sync", "seq": 1, "pad": "' + "x" * 70_000 + '"}', "[" * 100_000]),
     json_values.map(json.dumps),
     st.fixed_dictionaries({"type": st.sampled_from(["sync", "Sync", "act", "battle.push", "presence.hello"])
                            | json_values},

@@ -14,14 +14,18 @@ to the login page.
 
 from __future__ import annotations
 
+import io
 import re
 from typing import Any
 
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from PIL import Image
 
 from tests.security.conftest import ROLES, SECRET_HP, client_for, combatant_named, fingerprint, open_reaction
-from vtt.models import Invite, Membership
+from vtt import homebrew
+from vtt.images import map_from
+from vtt.models import ContentEntry, Invite, MapImage, Membership
 
 L = "login"
 SECRET = re.compile(rf"(?<!\w){SECRET_HP}(?!\w)")
@@ -32,11 +36,25 @@ def _ids(world: dict[str, Any]) -> dict[str, Any]:
     chars = world["characters"]
     invite = Invite.objects.create(campaign=c, created_by=world["users"]["gm"], max_uses=5)
     observer_membership = Membership.objects.get(campaign=c, user=world["users"]["observer"])
+    picture = map_from(io.BytesIO(b"".join(_png())))
+    library_map = MapImage.create_from(c, "Bridge", picture)
+    ability = next(iter(c.ruleset_class.content["abilities"].values()))
+    ContentEntry.objects.create(campaign=c, kind="abilities", key="homebrew_bolt", data={**ability, "name": "Bolt"})
+    monster = next(iter(homebrew.builtin(c.ruleset_class)[homebrew.MONSTERS].values()))
+    ContentEntry.objects.create(campaign=c, kind=homebrew.MONSTERS, key="wight", data={**monster, "name": "Wight"})
     return {
+        "ckind": "abilities", "ckey": "homebrew_bolt", "mkind": homebrew.MONSTERS, "mkey": "wight",
         "campaign": c.pk, "battle": world["battle"].pk, "setup": world["setup"].pk,
         "ayla": chars["ayla"].pk, "goblin": chars["goblin"].pk, "invite": invite.pk,
         "token": invite.token, "observer_m": observer_membership.pk,
+        "map": library_map.pk, "map_name": library_map.image.name,
     }
+
+
+def _png():
+    out = io.BytesIO()
+    Image.new("RGB", (40, 30), (90, 60, 30)).save(out, "PNG")
+    yield out.getvalue()
 
 
 def _act(world: dict[str, Any], kind: str, name: str | None = None, **fields: Any) -> dict[str, Any]:
@@ -67,8 +85,9 @@ MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
      lambda w: {"role": "player", "expires_in": "7", "max_uses": "3"}, (L, 404, 404, 403, 403, 403, 302)),
     ("invite_revoke", "invite_revoke", ("campaign", "invite"), "post", lambda w: {},
      (L, 404, 404, 403, 403, 403, 302)),
-    ("join", "join", ("token",), "get", None, (L, 200, 200, 200, 200, 200, 200)),
-    ("join-post", "join", ("token",), "post", lambda w: {}, (L, 302, 302, 302, 302, 302, 302)),
+    # Anonymous visitors get the welcome page (sign up or log in to join); nothing changes for them.
+    ("join", "join", ("token",), "get", None, (200, 200, 200, 200, 200, 200, 200)),
+    ("join-post", "join", ("token",), "post", lambda w: {}, (200, 302, 302, 302, 302, 302, 302)),
     ("character_create", "character_create", ("campaign",), "get", None, (L, 404, 404, 403, 200, 200, 200)),
     ("character-pc", "character", ("campaign", "ayla"), "get", None, (L, 404, 404, 200, 200, 200, 200)),
     ("character-monster", "character", ("campaign", "goblin"), "get", None, (L, 404, 404, 200, 200, 200, 200)),
@@ -102,6 +121,36 @@ MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
     ("battle_undo", "battle_undo", ("battle",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 200)),
     ("battle_add", "battle_add", ("setup",), "post",
      lambda w: {"character": str(w["characters"]["goblin"].pk), "count": "2"}, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_map", "battle_map", ("battle",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_map-post", "battle_map", ("battle",), "post", lambda w: {"library": "", "fit": "on"},
+     (L, 404, 404, 403, 403, 403, 302)),
+    ("map_library", "map_library", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("map_library-post", "map_library", ("campaign",), "post", lambda w: {"name": "No file"},
+     (L, 404, 404, 403, 403, 403, 400)),
+    ("map_delete", "map_delete", ("campaign", "map"), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 302)),
+    # Uploaded images: members only, and a stranger cannot tell a missing file from a forbidden one.
+    ("media", "media", ("map_name",), "get", None, (404, 404, 404, 200, 200, 200, 200)),
+    # Campaign content (the GM's) and kept battles.
+    ("content", "content", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("content_export", "content_export", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("content_import", "content_import", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("content_import-post", "content_import", ("campaign",), "post", lambda w: {},
+     (L, 404, 404, 403, 403, 403, 400)),
+    ("content_create", "content_create", ("campaign", "ckind"), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("content_create-post", "content_create", ("campaign", "ckind"), "post", lambda w: {"def_name": ""},
+     (L, 404, 404, 403, 403, 403, 200)),
+    ("content_edit", "content_edit", ("campaign", "ckind", "ckey"), "get", None,
+     (L, 404, 404, 403, 403, 403, 200)),
+    ("content_delete", "content_delete", ("campaign", "ckind", "ckey"), "post", lambda w: {},
+     (L, 404, 404, 403, 403, 403, 302)),
+    ("content_character", "content_character", ("campaign", "mkind", "mkey"), "post", lambda w: {},
+     (L, 404, 404, 403, 403, 403, 302)),
+    ("battle_replay-running", "battle_replay", ("battle",), "get", None, (L, 404, 404, 302, 302, 302, 302)),
+    ("battle_export", "battle_export", ("battle",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_summary", "battle_summary", ("battle",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_summary-post", "battle_summary", ("battle",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 302)),
+    ("battle_import", "battle_import", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_import-post", "battle_import", ("campaign",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 400)),
 ]
 
 CASES = [
@@ -149,7 +198,8 @@ def test_http_permission_matrix(world, row, name, args, method, data, role, expe
         assert response["Location"].startswith(reverse("login"))
     else:
         assert response.status_code == expected, (row, role, response.content[:300])
-    body = response.content.decode(errors="replace")
+    raw = b"".join(response.streaming_content) if response.streaming else response.content
+    body = raw.decode(errors="replace")
     if role != "gm":
         assert not SECRET.search(body), f"hidden HP leaked to {role} on {row}"
     if response.status_code >= 400 or expected == L:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from combat import services
-from combat.engine.rulesets.luck_content import HEROES, MONSTERS
+from combat.engine.rulesets.luck.content import HEROES, MONSTERS
 from tests.services.helpers import assert_snapshot_is_log, fresh, log_of
 from vtt.models import Character
 

@@ -8,7 +8,7 @@ import pytest
 
 from combat import services
 from combat.engine.autoplay import random_action
-from combat.engine.rulesets.luck_content import HEROES, MONSTERS
+from combat.engine.rulesets.luck.content import HEROES, MONSTERS
 from tests.services.helpers import assert_snapshot_is_log, end_turn, fresh, log_of, normal
 from vtt.models import Character
 

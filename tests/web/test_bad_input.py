@@ -71,12 +71,15 @@ def test_admin_refuses_an_owner_from_outside_the_campaign(client, pc, outsider):
     assert pc.owner.username == "player"
 
 
-def test_portrait_must_be_a_web_link(as_user, gm, campaign):
+def test_a_portrait_link_is_never_stored_or_shown(as_user, gm, campaign):
+    """Portraits are uploads; a posted link (the old form) is ignored, so no viewer's browser fetches it."""
     schema = campaign.ruleset_class.sheet_schema
-    post = sheet_post(schema, schema.defaults(), name="X", kind="npc", owner="", portrait="javascript:alert(1)")
-    response = as_user(gm).post(reverse("character_create", args=[campaign.pk]), post)
-    assert response.status_code == 200 and "Enter a valid URL." in response.content.decode()
-    assert not Character.objects.exists()
+    post = sheet_post(schema, schema.defaults(), name="X", kind="npc", owner="", portrait="javascript:alert(1)",
+                      portrait_file="https://tracker.example/pixel.png")
+    response = as_user(gm).post(reverse("character_create", args=[campaign.pk]), post, follow=True)
+    character = Character.objects.get()
+    assert character.portrait.name == "" and character.portrait_token.name == ""
+    assert "tracker.example" not in response.content.decode() and "javascript:" not in response.content.decode()
 
 
 @pytest.mark.parametrize("key", sorted(RULESETS))

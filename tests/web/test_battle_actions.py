@@ -38,10 +38,20 @@ def test_a_player_casts_at_a_target_and_gets_the_regions_back(client):
     response = _post(client, users["player"], battle, _fire_bolt(battle))
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Done." in html and 'id="board"' in html and 'id="log"' in html
+    # The campaign hides enemy HP: the outcome says the Goblin is hurt and shows Ayla's own dice, never how much
+    # it took (with the dice that would tell its armour).
+    assert "Hit! Goblin is hurt — 2d6 [3, 4]." in html and 'id="board"' in html and 'id="log"' in html
+    assert "6 damage" not in html
     assert "Ayla uses Fire Bolt on Goblin." in html
     assert str(SECRET_HP) not in html  # the player's own render hides the Goblin's HP
     assert BattleEvent.objects.filter(battle=battle, type="ability.used").count() == 1
+
+
+def test_with_enemy_hp_shown_the_outcome_line_has_the_damage_and_its_dice(client):
+    users, _, battle = table(hide_enemy_hp=False)
+    response = _post(client, users["player"], battle, _fire_bolt(battle))
+    assert response.status_code == 200
+    assert "Hit! 6 damage to Goblin — 2d6 [3, 4]." in response.content.decode()
 
 
 def test_with_a_live_socket_the_response_carries_only_the_message(client):
@@ -207,3 +217,35 @@ def test_older_log_entries_load_on_demand(client):
     html = response.content.decode()
     assert 'data-seq="4"' in html and 'data-seq="5"' not in html
     assert client.get(f"/battles/{battle.pk}/log?before=x", **HX).status_code == 400
+
+
+def test_every_refusal_code_has_one_http_status():
+    from combat.engine.actions import RefusalCode
+    from combat.views import HTTP_STATUS
+
+    assert set(HTTP_STATUS) == set(RefusalCode)
+    assert (HTTP_STATUS[RefusalCode.STALE], HTTP_STATUS[RefusalCode.NOT_YOURS]) == (409, 403)
+
+
+def test_an_action_with_its_push_costs_a_fixed_few_queries_and_the_push_reads_nothing(
+        client, django_capture_on_commit_callbacks):
+    """Whole request (session, user, access, lock, insert, update) plus the push after the commit."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    users, _, battle = table()
+    client.force_login(users["player"])
+    first = _fire_bolt(battle)
+    with django_capture_on_commit_callbacks(execute=True):  # the first push reads the log window once
+        assert client.post(f"/battles/{battle.pk}/act", first, **HX, HTTP_X_VTT_LIVE="1").status_code == 200
+    battle.refresh_from_db()
+    state = services.load_state(battle)
+    data = {"kind": "end_turn", "actor": state.current().id, "params": "{}", "expected_seq": str(battle.seq),
+            "client_token": "tap-2"}
+    with CaptureQueriesContext(connection) as ctx, django_capture_on_commit_callbacks(execute=True) as pushed:
+        response = client.post(f"/battles/{battle.pk}/act", data, **HX, HTTP_X_VTT_LIVE="1")
+    assert response.status_code == 200 and len(pushed) == 1
+    sql = [q["sql"] for q in ctx.captured_queries if "SAVEPOINT" not in q["sql"] and q["sql"] not in ("BEGIN",)]
+    # session, user, battle + membership of the view, then lock (with role and token), insert, update
+    assert len(sql) <= 7, sql
+    assert not [q for q in sql if q.startswith("SELECT") and '"combat_battleevent"."seq", "combat_battleevent"."type"' in q], sql

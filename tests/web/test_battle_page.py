@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from html import unescape
+
 import pytest
 
 from tests.live.table import SECRET_HP, fresh_live_caches, make_users, table
@@ -29,8 +32,10 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
     assert "Your turn: Ayla" in html
     # Fire Bolt names its valid target; Flame Burst its squares in range and its area (radius 1).
     assert 'data-label="Fire Bolt"' in html and "&quot;targets&quot;:[&quot;c3&quot;]" in html
-    burst = html[html.index('data-label="Flame Burst"') - 400:html.index('data-label="Flame Burst"')]
-    assert "&quot;area&quot;:1" in burst
+    tag = html[html.rindex("<form", 0, html.index('data-label="Flame Burst"')):html.index('data-label="Flame Burst"')]
+    pick = json.loads(unescape(tag.split('data-option="', 1)[1].split('"', 1)[0]))
+    assert pick["areas"] and all(len(cells) <= 9 for cells in pick["areas"].values())  # radius 1 around each
+    assert sorted(pick["areas"]) == sorted(f"{x},{y}" for x, y in pick["squares"])
     # Recover has nothing to recover from: greyed with the reason.
     assert "No status to recover from." in html
     client.force_login(users["other_player"])
@@ -79,3 +84,15 @@ def test_costs_and_resources_read_as_words():
     assert cost_text({"slots": 0}) == "free"
     assert resource_name("lp") == "LP"
     assert resource_name("interrupt") == "Interrupt"
+
+
+def test_the_board_script_does_no_geometry_of_its_own():
+    """Paths and area shapes come with the engine's options; the script only draws them."""
+    import pathlib
+
+    from django.conf import settings
+
+    script = (pathlib.Path(settings.BASE_DIR) / "static" / "combat" / "battle.js").read_text()
+    assert "option.paths" in script and "option.areas" in script
+    for sign in ("queue.push", "Math.abs", "dataset.diagonal", "previewPath"):
+        assert sign not in script

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
 
 from tests.web.conftest import make_user
 from vtt.models import Invite, InviteError, Membership, Role
@@ -94,10 +95,42 @@ def test_member_sees_open_link_even_when_invite_is_used_up(as_user, invite, play
     assert page.status_code == 200 and "already a member" in page.content.decode()
 
 
-def test_anonymous_is_sent_to_log_in_and_back(client, invite):
+def test_point_4_the_invite_page_welcomes_with_who_invites_to_what_and_sign_up_first(client, invite):
     url = reverse("join", args=[invite.token])
     response = client.get(url)
-    assert response.status_code == 302 and response["Location"] == f"{reverse('login')}?next={url}"
+    page = response.content.decode()
+    campaign = invite.campaign
+    assert response.status_code == 200
+    assert f"{invite.created_by.get_username()} invites you to {campaign.name}" in page
+    assert escape(campaign.ruleset_name) in page and "as <strong>player</strong>" in page
+    # Sign-up comes first, log-in second; both carry the invite.
+    assert page.index("Sign up and join") < page.index("Log in and join")
+    assert page.count(f'name="next" value="{url}"') == 2
+    # The top bar's links keep it too.
+    assert f'href="{reverse("signup")}?next={url}"' in page
+    assert f'href="{reverse("login")}?next={url}"' in page
+
+
+@pytest.mark.parametrize("link", ["signup", "login"])
+def test_point_4_the_invite_survives_sign_up_or_log_in_from_any_link(client, invite, link, django_user_model):
+    join_url = reverse("join", args=[invite.token])
+    if link == "signup":
+        data = {"username": "newbie", "password1": "a-long-pass-phrase-7", "password2": "a-long-pass-phrase-7"}
+    else:
+        django_user_model.objects.create_user("newbie", password="a-long-pass-phrase-7")
+        data = {"username": "newbie", "password": "a-long-pass-phrase-7"}
+    response = client.post(reverse(link), {**data, "next": join_url})
+    # Joining is done on submit: the new player lands on the campaign, told to make a character.
+    assert response.status_code == 302 and response["Location"] == invite.campaign.get_absolute_url()
+    assert Membership.objects.filter(user__username="newbie", campaign=invite.campaign, role=Role.PLAYER).exists()
+    page = client.get(response["Location"]).content.decode()
+    assert "Make your character" in page
+
+
+def test_point_4_invite_links_have_copy_and_share_buttons(as_user, gm, invite):
+    page = as_user(gm).get(invite.campaign.get_absolute_url()).content.decode()
+    assert f'data-copy="invite-{invite.pk}"' in page and f'data-share="invite-{invite.pk}"' in page
+    assert "vtt/campaign.js" in page
 
 
 def test_unknown_token_is_404(as_user, outsider, db):
@@ -123,9 +156,9 @@ def test_signup_then_join_through_next(client, invite):
         reverse("signup"),
         {"username": "newbie", "password1": "a-long-pass-phrase-7", "password2": "a-long-pass-phrase-7", "next": join_url},
     )
-    assert response.status_code == 302 and response["Location"] == join_url
-    assert client.post(join_url).status_code == 302
+    assert response.status_code == 302 and response["Location"] == invite.campaign.get_absolute_url()
     assert Membership.objects.filter(user__username="newbie", role=Role.PLAYER).exists()
+    assert client.post(join_url).status_code == 302  # joining again changes nothing
 
 
 def test_signup_refuses_an_offsite_next(client, db):

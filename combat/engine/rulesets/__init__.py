@@ -1,4 +1,4 @@
-"""Registry of rulesets by key.
+"""Registry of rulesets by key: one line per ruleset (each is a package here, see README.md).
 
 >>> get_ruleset("luck").name
 'D20 Luck'
@@ -6,13 +6,18 @@
 
 from __future__ import annotations
 
-from combat.engine.rulesets.action_block import ActionBlock
+from combat.engine.rulesets import action_block, luck, mist, paradigm
 from combat.engine.rulesets.base import Ruleset
-from combat.engine.rulesets.luck import Luck
-from combat.engine.rulesets.mist import Mist
-from combat.engine.rulesets.paradigm import Paradigm
 
-RULESETS: dict[str, type[Ruleset]] = {r.key: r for r in (Mist, Paradigm, Luck, ActionBlock)}
+RULESETS: dict[str, type[Ruleset]] = {
+    r.key: r
+    for r in (
+        mist.Mist,
+        paradigm.Paradigm,
+        luck.Luck,
+        action_block.ActionBlock,
+    )
+}
 
 
 class UnknownRuleset(KeyError):

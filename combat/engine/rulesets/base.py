@@ -6,7 +6,7 @@ A ruleset is a class with a ``key``, a display ``name``, a ``board`` kind
 character needs, and hooks. The core (``combat.engine.core``) owns the
 setup and GM actions, turn order and round bookkeeping, reaction windows,
 undo and visibility; it calls these hooks and never tests which ruleset it
-runs. Adding a ruleset = a new module here + an entry in ``RULESETS``.
+runs. Adding a ruleset = a new package here + one line in ``RULESETS``.
 
 How the core drives a ruleset
 -----------------------------
@@ -53,10 +53,12 @@ called as ``method(state, data)``).
 
 Hooks to override (all optional except what your rules need)
 ------------------------------------------------------------
-- ``actions``: the dispatch table, action kind -> method name; each
-  resolver is ``method(ctx, actor: Combatant, action) -> Refusal | None``.
-  It must validate before emitting (ENG-4). ``end_turn`` is provided by the
-  core unless the ruleset maps it.
+- ``actions``: the dispatch table, action kind -> resolver; each resolver is
+  a plain function ``resolver(ctx, actor: Combatant, action) -> Refusal | None``
+  (usually in the package's ``actions.py``). It must validate before emitting
+  (ENG-4). ``end_turn`` is provided by the core unless the ruleset maps it.
+- ``appliers``: event type -> ``applier(state, data)`` for the ruleset's own
+  events that change state (other event types are log-only).
 - ``init_combatant(sheet) -> dict``: hp, max_hp, resources, extra of a new combatant.
 - ``on_battle_start(ctx)``: emit ``order.set`` (initiative); default keeps add order.
 - ``on_round_start(ctx)`` / ``on_round_end(ctx)``; ``on_turn_start(ctx, c)`` /
@@ -66,43 +68,45 @@ Hooks to override (all optional except what your rules need)
 - ``resume(ctx, decision, choice)``: finish an action paused by a reaction window.
 - ``check_victory(state) -> dict | None`` (ENG-9); default: one side left able.
 - ``hp_fields(c, hp) -> dict``: what setting HP implies (``ko``...).
-- ``validate_content(pack) -> errors``, ``clean_content(pack) -> pack`` and
-  ``content`` (ENG-10 starter pack; custom packs ride in ``battle.created``
-  and are in ``state.extra["content"]``); ``check_sheet_content(state,
-  sheet) -> message | None`` refuses sheets naming undefined content;
-  ``status_keys(state) -> set`` limits ``gm.add_status``.
+- ``content`` (ENG-10 starter pack) and ``content_check`` (validation of a
+  custom pack); custom packs ride in ``battle.created`` and are in
+  ``state.extra["content"]``. Read definitions with ``definitions(state,
+  kind)`` / ``definition(state, kind, key)`` of this module (both go through
+  ``lookup``), never from the starter pack alone. ``check_sheet_content(state, sheet) -> message | None`` refuses
+  sheets naming undefined content; ``status_keys(state)`` (the ``statuses``
+  of the pack) limits ``gm.add_status``.
+- ``grid_metric``: how squares are counted (``"chebyshev"``: a diagonal step
+  is 1; ``"manhattan"``: no diagonal steps); a ``grid_metric`` house rule
+  overrides it (``metric(state)``).
 
-Example: the smallest playable ruleset (rows board, attack action)::
+Shared pieces: ``count_down_statuses`` (durations), ``roll_initiative`` and
+``order_with_rolloffs`` (initiative ties and roll-offs), ``lookup`` /
+``definitions`` / ``definition`` / ``status_name`` (content).
 
-    class Duel(Ruleset):
-        key, name, board = "duel", "Duel", "rows"
-        sheet_schema = SheetSchema((Field("hp", "HP", default=10, min=1),))
-        actions = {"hit": "act_hit"}
-
-        def act_hit(self, ctx, actor, action):
-            t = ctx.state.combatants.get(action.params.get("target"))
-            if t is None or t.side == actor.side:
-                return Refusal("Choose an enemy.")
-            dmg = ctx.roll("1d6", "damage").total
-            ctx.emit("damage.dealt", actor=actor.id, target=t.id, amount=dmg,
-                     hp=max(0, t.hp - dmg), ko=t.hp <= dmg)
-            ctx.end_turn()
-
-Register it in ``rulesets/__init__.py``; ``tests/engine/test_plugin_api.py``
-plays a fuller one (AP, rows, a dodge window, an end-of-round prompt).
+``combat/engine/rulesets/README.md`` walks through adding a ruleset as a
+package; ``tests/engine/test_plugin_api.py`` plays the toy ruleset it builds
+(AP, rows, a dodge window, an end-of-round prompt).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from combat.engine.schema import Field, SheetSchema
 
 if TYPE_CHECKING:
-    from combat.engine.actions import ActionOption, Refusal
+    from combat.engine.actions import Action, ActionOption, Refusal
     from combat.engine.context import Ctx
     from combat.engine.state import BattleState, Combatant, Decision
+
+#: Content definitions by kind and key: ``{"statuses": {"stun": {...}}, ...}``.
+Pack: TypeAlias = "dict[str, dict[str, dict[str, Any]]]"
+#: ``resolver(ctx, actor, action)``: validates, then emits events; a Refusal changes nothing.
+Resolver: TypeAlias = "Callable[[Ctx, Combatant, Action], Refusal | None]"
+#: ``applier(state, data)``: folds one of the ruleset's own events into the state.
+Applier: TypeAlias = "Callable[[BattleState, dict[str, Any]], None]"
 
 # Options every ruleset has: how much of the enemy the players see, how NPCs react.
 COMMON_OPTIONS: tuple[Field, ...] = (
@@ -111,7 +115,10 @@ COMMON_OPTIONS: tuple[Field, ...] = (
         "Hide exact enemy HP from players",
         "bool",
         default=True,
-        help="Players see enemy health as a bar, not numbers.",
+        help="Players see an enemy's health only as unhurt, wounded (half or more left), bloodied (less than "
+        "half) or down. They never see its HP, the damage it takes, its armour or defence, the GM's changes "
+        "to its HP, the strength and length of its statuses, or the dice it rolls to heal itself. The dice "
+        "the heroes roll stay visible. The GM always sees everything.",
     ),
     Field(
         "npc_reactions",
@@ -119,9 +126,32 @@ COMMON_OPTIONS: tuple[Field, ...] = (
         "choice",
         default="auto",
         choices=("auto", "ask"),
-        help="ENG-6: auto = NPCs follow their default policy at once; ask = the GM answers each prompt.",
+        labels=("Answer at once", "Ask the GM"),
+        help="When a monster or NPC may react (dodge, parry...), it answers at once with its usual choice, "
+        "or the GM is asked each time.",
     ),
 )
+
+
+@dataclass(frozen=True)
+class CarryOver:
+    """One rule of the end-of-battle summary: what a battle leaves on a character, or what starts afresh.
+
+    ``label``: what it is about, in a player's words. ``carries``: the battle's value goes to the sheet
+    (True) or the next battle starts afresh (False). ``why``: the source's own sentence in quotes, or
+    "House rule: ..." where the source is silent. ``field``: the sheet field written back ("" for none).
+    """
+
+    label: str
+    carries: bool
+    why: str
+    field: str = ""
+
+
+HP_RESTORED = CarryOver("HP", False, "House rule (the source says nothing about healing between battles): "
+                        "every battle starts at the sheet's Max HP.")
+STATUSES_END = CarryOver("Statuses", False, "House rule (the source times statuses within a battle only): "
+                         "statuses still on when the battle ends are gone.")
 
 
 class Ruleset:
@@ -133,9 +163,20 @@ class Ruleset:
     source: ClassVar[str] = ""
     options: ClassVar[tuple[Field, ...]] = ()
     sheet_schema: ClassVar[SheetSchema] = SheetSchema()
-    actions: ClassVar[dict[str, str]] = {}
-    appliers: ClassVar[dict[str, str]] = {}
-    content: ClassVar[dict[str, dict[str, dict[str, Any]]]] = {}
+    actions: ClassVar[dict[str, Resolver]] = {}
+    appliers: ClassVar[dict[str, Applier]] = {}
+    content: ClassVar[Pack] = {}
+    #: The content schema: one ``DefinitionKind`` per kind of definition (campaign forms are generated from it).
+    content_kinds: ClassVar[dict[str, Any]] = {}
+    grid_metric: ClassVar[str] = "chebyshev"
+    #: Ready-made sheets of the starter content by display name: player characters and monsters.
+    heroes: ClassVar[dict[str, dict[str, Any]]] = {}
+    monsters: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: How the rules read the source where it is silent or ambiguous and the reading is not an option:
+    #: plain sentences shown to the GM with the house rules.
+    readings: ClassVar[tuple[str, ...]] = ()
+    #: What a battle leaves on a character and what the next battle resets (the end-of-battle summary).
+    carry_over: ClassVar[tuple[CarryOver, ...]] = (HP_RESTORED, STATUSES_END)
 
     @classmethod
     def option_schema(cls) -> SheetSchema:
@@ -184,6 +225,12 @@ class Ruleset:
         return {}
 
     # --- combatants --------------------------------------------------------
+    @classmethod
+    def starting_row(cls, sheet: dict[str, Any]) -> str:
+        """On a rows board: the row a combatant with this sheet starts in (its sheet's ``row``, else front)."""
+        row = sheet.get("row") if isinstance(sheet, dict) else None
+        return row if row in ("front", "back") else "front"
+
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
         """Initial ``hp``, ``max_hp``, ``resources``, ``extra`` of a combatant with this sheet."""
         hp = int(sheet.get("hp", 1))
@@ -230,10 +277,78 @@ class Ruleset:
         reason = f"Only the {winner} side can still act." if winner else "No one can act."
         return {"winner": winner, "reason": reason, "by": "rules"}
 
-    def status_label(self, key: str) -> str:
-        """A status's display name: its ``name`` in the built-in ``content``, else the key in words."""
-        d = self.content.get("statuses", {}).get(key)
-        return d["name"] if d and "name" in d else key.replace("_", " ").title()
+    # --- between battles ----------------------------------------------------------------
+    def after_battle(self, state: BattleState, c: Combatant) -> list[tuple[CarryOver, Any]]:
+        """The end-of-battle summary of ``c``: each ``carry_over`` rule and the value it proposes for its field."""
+        return [(rule, self.carried_value(state, c, rule)) for rule in self.carry_over]
+
+    def carried_value(self, state: BattleState, c: Combatant, rule: CarryOver) -> Any:
+        """The sheet value ``rule`` proposes after the battle (None for a rule that writes nothing)."""
+        return None
+
+    def used_in_battle(self, state: BattleState, c: Combatant) -> list[str]:
+        """What ``c`` used up in the battle, in words (consumables); default nothing."""
+        return []
+
+    # --- shared readings ------------------------------------------------------------
+    @classmethod
+    def metric(cls, state: BattleState) -> str:
+        """How squares are counted in this battle: the ``grid_metric`` house rule, else the ruleset's."""
+        return str(state.options.get("grid_metric", cls.grid_metric))
+
+    @classmethod
+    def status_keys(cls, state: BattleState) -> set[str] | None:
+        """The statuses a GM may add: those the battle's content defines (None: any name)."""
+        if "statuses" not in cls.content:
+            return None
+        return set(definitions(state, "statuses"))
+
+    def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
+        """Why a sheet cannot join this battle (it names undefined content), or None."""
+        return None
+
+
+def lookup(starter: Pack, custom: Pack | None, kind: str) -> dict[str, dict[str, Any]]:
+    """ENG-10, the one content lookup: the definitions of ``kind``, custom content over the starter pack.
+
+    A custom definition replaces the starter one with the same key; new keys
+    are added. ``custom`` is the campaign's pack as stored in
+    ``state.extra["content"]`` (None or {} when the battle has none).
+
+    >>> lookup({"statuses": {"stun": {"name": "Stun"}}}, {"statuses": {"stun": {"name": "Dazed"}}}, "statuses")
+    {'stun': {'name': 'Dazed'}}
+    """
+    mine = custom.get(kind) if custom else None
+    if not mine:
+        return starter.get(kind, {})
+    return {**starter.get(kind, {}), **mine}
+
+
+def definitions(state: BattleState, kind: str) -> dict[str, dict[str, Any]]:
+    """The battle's definitions of ``kind`` (``lookup`` with its ruleset's starter pack and its custom pack)."""
+    from combat.engine.rulesets import get_ruleset
+
+    return lookup(get_ruleset(state.ruleset).content, state.extra.get("content"), kind)
+
+
+def definition(state: BattleState, kind: str, key: Any) -> dict[str, Any] | None:
+    """One of ``definitions(state, kind)`` by key (None when undefined or not a key)."""
+    if not isinstance(key, str) or not key:
+        return None
+    return definitions(state, kind).get(key)
+
+
+def grid_metric_of(state: BattleState) -> str:
+    """How squares are counted in this battle (``Ruleset.metric``; ``"chebyshev"`` or ``"manhattan"``)."""
+    from combat.engine.rulesets import get_ruleset
+
+    return get_ruleset(state.ruleset).metric(state)
+
+
+def status_name(state: BattleState, key: str) -> str:
+    """A status's display name: its ``name`` in the battle's content, else the key in words."""
+    d = definition(state, "statuses", key)
+    return str(d["name"]) if d and "name" in d else key.replace("_", " ").title()
 
 
 def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs: int = 20) -> list[str]:

@@ -1,7 +1,8 @@
 """Load the demo: a GM, two players, one campaign per ruleset with PCs and monsters.
 
-Sheets come from the ruleset module's ``HEROES`` and ``MONSTERS`` when it ships
-them, else from the schema's defaults with the small variations below.
+Sheets come from the ruleset package's ``HEROES`` and ``MONSTERS`` when it ships
+them, else from the schema's defaults; the player characters take the names of
+its ``DEMO_PARTY``.
 
 Idempotent: whatever already exists (found by username, campaign name and
 character name) is left exactly as it is, so a second run changes nothing.
@@ -25,33 +26,6 @@ USERS = (
     ("alice", "alice-demo-pass", False),
     ("bob", "bob-demo-pass", False),
 )
-
-# Small variations on each ruleset's default sheet; keys a schema lacks are dropped.
-PCS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
-    "mist": {
-        "alice": ("Aria the Warden", {"hp": 120, "defense": 14, "rampart": 1, "heavy_armor": True}),
-        "bob": ("Bram the Arcanist", {"hp": 80, "mnd": 45, "accuracy": 60}),
-    },
-    "paradigm": {
-        "alice": ("Kael", {"hp": 36, "job": "Knight", "row": "front", "defense": 2}),
-        "bob": ("Lyra", {"hp": 26, "job": "Mage", "row": "back", "magic_defense": 2}),
-    },
-    "luck": {
-        "alice": ("Tamsin", {"hp": 24, "armor": 2}),
-        "bob": ("Odo", {"hp": 18, "luck_bonus": 2}),
-    },
-    "action-block": {
-        "alice": ("Vera Stone", {"hp": 35, "max_strength": 25, "melee_boost": 1}),
-        "bob": ("Milo Finch", {"hp": 28, "max_speed": 26, "ghost_power": 3}),
-    },
-}
-MONSTERS: dict[str, dict[str, dict[str, Any]]] = {
-    "mist": {"Mist Wolf": {"hp": 60, "speed": 14}, "Stone Golem": {"hp": 200, "defense": 25, "speed": 4}},
-    "paradigm": {"Goblin": {"hp": 20}, "Ogre": {"hp": 60, "tier": 2}},
-    "luck": {"Bandit": {"hp": 12}, "Troll": {"hp": 40, "armor": 3}},
-    "action-block": {"Ghoul": {"hp": 20}, "Wraith": {"hp": 30, "ghost_power": 10}},
-}
-
 
 def sheet_from(ruleset, changes: dict[str, Any]) -> dict[str, Any] | None:
     """Defaults with ``changes`` applied; changes the schema refuses are dropped."""
@@ -78,7 +52,13 @@ def monsters_for(ruleset) -> dict[str, dict[str, Any]]:
     shipped = getattr(module, "MONSTERS", None) or getattr(ruleset, "MONSTERS", None)
     if isinstance(shipped, dict) and shipped:
         return {str(name): dict(data) for name, data in list(shipped.items())[:4] if isinstance(data, dict)}
-    return MONSTERS.get(ruleset.key, {"Brute": {}, "Skirmisher": {}})
+    return {"Brute": {}, "Skirmisher": {}}
+
+
+def party_for(ruleset) -> tuple[str, ...]:
+    """Names of the demo's player characters (the ruleset package's ``DEMO_PARTY``)."""
+    shipped = getattr(sys.modules.get(ruleset.__module__), "DEMO_PARTY", None)
+    return tuple(shipped) if shipped else ("Hero", "Sidekick")
 
 
 class Command(BaseCommand):
@@ -113,8 +93,8 @@ class Command(BaseCommand):
             if campaign.ruleset != key:
                 continue  # someone renamed things by hand; leave their campaign alone
             heroes = heroes_for(ruleset)
-            for i, (username, (name, changes)) in enumerate(PCS.get(key, {}).items()):
-                sheet = heroes[i] if i < len(heroes) else changes
+            for i, (username, name) in enumerate(zip(("alice", "bob"), party_for(ruleset), strict=False)):
+                sheet = heroes[i] if i < len(heroes) else {}
                 created_any |= self._character(campaign, ruleset, name, CharacterKind.PC, users[username], sheet)
             for name, changes in monsters_for(ruleset).items():
                 created_any |= self._character(campaign, ruleset, name, CharacterKind.MONSTER, None, changes)

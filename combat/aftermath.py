@@ -1,0 +1,173 @@
+"""After a battle: what it did to each campaign character, and writing that to the sheets once confirmed.
+
+The ruleset says what carries over and what resets (``Ruleset.after_battle``:
+each line a ``CarryOver`` rule with the source sentence or house rule behind
+it, and the value it proposes for a sheet field). This module only shows the
+lines, takes the GM's adjusted values, checks them with the sheet schema and
+writes every sheet in one transaction, once per battle. Nothing is written
+without that confirmation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from combat.engine.rulesets import get_ruleset
+from combat.engine.rulesets.base import status_name
+from combat.engine.state import BattleState, Combatant
+from combat.models import Battle
+from vtt.content import campaign_content, clean_content_value, content_choices
+from vtt.models import Character, has_nul
+
+
+@dataclass
+class Line:
+    """One line of a character's summary: a rule and, when it writes a sheet field, its before and after."""
+
+    label: str
+    carries: bool
+    why: str
+    field: str = ""
+    before: Any = None
+    after: Any = None
+    input_name: str = ""
+    error: str = ""
+
+    names: dict[str, str] = dc_field(default_factory=dict)  # content keys -> display names
+
+    @property
+    def shown_before(self) -> str:
+        return _words(self.before, self.names)
+
+    @property
+    def shown_after(self) -> str:
+        return _words(self.after, self.names)
+
+    @property
+    def input_value(self) -> str:
+        """The proposed value as the GM edits it (names, comma separated; empty for none)."""
+        if isinstance(self.after, list | tuple):
+            return ", ".join(self.names.get(str(v), str(v)) for v in self.after)
+        return _words(self.after, self.names)
+
+
+@dataclass
+class CharacterSummary:
+    character: Character
+    combatant: Combatant
+    hp: int
+    max_hp: int
+    resources: dict[str, Any]
+    statuses: list[str]
+    used: list[str]
+    lines: list[Line] = dc_field(default_factory=list)
+
+
+def _words(value: Any, names: dict[str, str] | None = None) -> str:
+    names = names or {}
+    if isinstance(value, list | tuple):
+        return ", ".join(names.get(str(v), str(v)) for v in value) or "none"
+    if isinstance(value, str) and value in names:
+        return names[value]
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return "" if value is None else str(value)
+
+
+def can_apply(battle: Battle) -> str:
+    """Why the summary cannot be applied now ("" when it can)."""
+    if battle.status != Battle.Status.ENDED:
+        return "The battle is still running: end it first."
+    if battle.imported:
+        return "An imported battle does not change this campaign's characters."
+    if battle.applied is not None:
+        return "This battle's summary was already applied to the sheets."
+    return ""
+
+
+def summary(battle: Battle) -> list[CharacterSummary]:
+    """Per campaign character that fought: HP, resources, statuses, what it used, and the ruleset's lines."""
+    state = BattleState.from_dict(battle.snapshot)
+    rules = get_ruleset(state.ruleset)()
+    ids = {c.character_id for c in state.combatants.values() if c.character_id is not None}
+    characters = {ch.pk: ch for ch in Character.objects.filter(campaign_id=battle.campaign_id, pk__in=ids)}
+    schema = rules.sheet_schema
+    content = campaign_content(battle.campaign)
+    out: list[CharacterSummary] = []
+    seen: set[int] = set()
+    for c in state.combatants.values():
+        ch = characters.get(c.character_id)
+        if ch is None or ch.pk in seen:
+            continue  # a copy of the same monster: the first one speaks for the sheet
+        seen.add(ch.pk)
+        s = CharacterSummary(ch, c, c.hp, c.max_hp, dict(c.resources),
+                             [status_name(state, k) for k in c.statuses],
+                             rules.used_in_battle(state, c))
+        for rule, value in rules.after_battle(state, c):
+            line = Line(rule.label, rule.carries, rule.why, rule.field)
+            if rule.field and schema.get(rule.field) is not None:
+                line.before = (ch.sheet or {}).get(rule.field)
+                line.after = value
+                line.input_name = f"c{ch.pk}_{rule.field}"
+                spec = schema.get(rule.field)
+                line.names = dict(content_choices(content, spec)) if spec.content else {}
+            s.lines.append(line)
+        out.append(s)
+    return out
+
+
+def apply(battle: Battle, rows: list[CharacterSummary], posted: dict[str, Any]) -> tuple[bool, str]:
+    """Write the (adjusted) carried values to the sheets: all or nothing, once per battle.
+
+    ``posted`` maps each line's ``input_name`` to the GM's value; a missing
+    one keeps the proposed value. Bad values are put on their line and
+    nothing is written.
+    """
+    rules = get_ruleset(battle.ruleset)
+    schema = rules.sheet_schema
+    changes: list[tuple[Character, dict[str, Any]]] = []
+    ok = True
+    for s in rows:
+        sheet = dict(s.character.sheet or {})
+        for line in s.lines:
+            if not line.input_name or not line.carries:
+                continue
+            raw = posted.get(line.input_name, line.after)
+            spec = schema.get(line.field)
+            try:
+                if has_nul(raw):
+                    raise ValueError("Null characters are not allowed.")
+                value = spec.clean(raw)
+                if spec.content:  # names typed by the GM become the content's keys
+                    value, problem = clean_content_value(spec, value, list(line.names.items()))
+                    if problem:
+                        raise ValueError(problem)
+            except ValueError as exc:
+                line.error, ok = str(exc), False
+                continue
+            line.after = value
+            sheet[line.field] = value
+        clean, errors = rules.validate_sheet(sheet)
+        if errors:
+            ok = False
+            for line in s.lines:
+                if line.field in errors:
+                    line.error = " ".join(errors[line.field])
+        changes.append((s.character, clean))
+    if not ok:
+        return False, "Some values are not valid; nothing was written."
+    with transaction.atomic():
+        locked = Battle.objects.select_for_update().filter(pk=battle.pk).first()
+        if locked is None or locked.applied is not None:
+            return False, "This battle's summary was already applied to the sheets."
+        for character, sheet in changes:
+            Character.objects.filter(pk=character.pk).update(sheet=sheet, updated=timezone.now())
+        Battle.objects.filter(pk=battle.pk).update(applied=timezone.now())
+    return True, f"Applied to {len(changes)} character sheet{'s' if len(changes) != 1 else ''}."

@@ -1,0 +1,139 @@
+"""D20 Luck (source: seeds/002). Grid board, 2 standard actions per turn.
+
+Rules implemented (RULESETS.md, LUCK-*): initiative 1d20 + score with
+tie-breaks; 2 standard actions; a move of up to Movement squares costs 1;
+an ability may include a free 1-square step (``step``); a Luck Roll (1d20
++ luck bonus) against hostile targets, automatic hits on friendly ones;
+miss 1-5 / hit / crit 20 (abilities may widen); crits multiply damage dice
+and bonuses (Crit Damage); armor against physical, resist against magical;
+healing unreduced; statuses roll against a defense, power = difference,
+no self-stacking, durations, Recover; one interrupt per turn cycle, as a
+reaction window (Parry).
+
+The package: ``sheet`` (options and sheet), ``content`` (the starter pack as
+data), ``rules`` (what content means for a combatant), ``actions`` (the
+resolvers, the dispatch table and the options of ENG-5).
+
+Where the source is silent: Slow's rounding is the ``slow_rounding`` option
+and squares are counted with the ``grid_metric`` option; the other readings
+are the ``readings`` sentences the GM sees with the house rules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.rulesets.base import (
+    HP_RESTORED,
+    CarryOver,
+    Ruleset,
+    count_down_statuses,
+    definition,
+    roll_initiative,
+)
+from combat.engine.rulesets.luck.actions import ACTIONS, APPLIERS, legal_actions, resume
+from combat.engine.rulesets.luck.content import (
+    DEMO_PARTY,
+    HEROES,
+    KINDS,
+    MONSTERS,
+    STARTER,
+    validate_luck_content,
+)
+from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN
+from combat.engine.rulesets.luck.sheet import OPTIONS, SHEET
+
+if TYPE_CHECKING:
+    from combat.engine.context import Ctx
+    from combat.engine.state import BattleState, Combatant
+
+__all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "Luck"]
+
+
+class Luck(Ruleset):
+    key = "luck"
+    name = "D20 Luck"
+    board = "grid"
+    source = "002_25917d096fedcdff.txt"
+    options = OPTIONS
+    sheet_schema = SHEET
+    actions = ACTIONS
+    appliers = APPLIERS
+    resume = staticmethod(resume)
+    legal_actions = staticmethod(legal_actions)
+    content = STARTER
+    heroes, monsters = HEROES, MONSTERS
+    content_check = staticmethod(validate_luck_content)
+    content_kinds = KINDS
+    grid_metric = "chebyshev"
+    readings = (
+        "A character at 0 HP is knocked out: it cannot act, and healing brings it back up.",
+        "Recover may be used even while a status forbids actions (it is how one escapes Stun); it costs 1 "
+        "standard action.",
+        "A status counts down at the end of each of its bearer's own turns.",
+    )
+    carry_over = (
+        HP_RESTORED,
+        CarryOver("Items", True, "House rule (the source does not speak of items between battles): the sheet "
+                  "lists an item once per use, so an item used in battle is gone from the sheet.", "items"),
+        CarryOver("Statuses", False, 'The source: "Each Status Effect will have a duration, after which they will '
+                  'expire on their own." House rule: what is left of them ends with the battle.'),
+    )
+
+    # --- between battles ----------------------------------------------------------
+    def carried_value(self, state: BattleState, c: Combatant, rule: CarryOver) -> Any:
+        """Items: the sheet's list without one entry per use made in the battle."""
+        if rule.field != "items":
+            return None
+        used = dict(c.extra.get("items_used", {}))
+        left = []
+        for key in c.sheet.get("items", ()):
+            if used.get(key, 0) > 0:
+                used[key] -= 1
+            else:
+                left.append(key)
+        return left
+
+    def used_in_battle(self, state: BattleState, c: Combatant) -> list[str]:
+        out = []
+        for key, n in c.extra.get("items_used", {}).items():
+            if n:
+                d = definition(state, "items", key)
+                out.append(f"{d['name'] if d else key} x{n}")
+        return out
+
+    # --- content ---------------------------------------------------------------
+    def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
+        """Every ability, weapon and item a sheet names must be defined."""
+        for field, kind in (("abilities", "abilities"), ("weapons", "weapons"), ("items", "items")):
+            unknown = [k for k in sheet.get(field, ()) if definition(state, kind, k) is None]
+            if unknown:
+                return f"Unknown {field}: {', '.join(unknown)}."
+        return None
+
+    # --- combatants and flow -------------------------------------------------------
+    def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        hp = int(sheet.get("hp", 1))
+        return {"hp": hp, "max_hp": hp, "resources": {"actions": ACTIONS_PER_TURN, "interrupt": 1}, "extra": {}}
+
+    def on_battle_start(self, ctx: Ctx) -> None:
+        """LUCK-INIT-1/2: 1d20 + initiative score, ties by the higher score, then roll-offs."""
+        order = roll_initiative(ctx, list(ctx.state.combatants), lambda c: "1d20",
+                                lambda c: int(c.sheet.get("initiative", 0)))
+        ctx.emit("order.set", order=order)
+
+    def on_round_start(self, ctx: Ctx) -> None:
+        if ctx.state.options.get("interrupt_window") == "round":
+            for c in ctx.state.combatants.values():
+                if c.resources.get("interrupt", 0) < 1:
+                    ctx.emit("resources.set", combatant=c.id, resources={"interrupt": 1})
+
+    def on_turn_start(self, ctx: Ctx, c: Combatant) -> None:
+        res = {"actions": ACTIONS_PER_TURN}
+        if ctx.state.options.get("interrupt_window", "own_turn_cycle") == "own_turn_cycle":
+            res["interrupt"] = 1
+        ctx.emit("resources.set", combatant=c.id, resources=res)
+
+    def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
+        """LUCK-STAT-2: statuses tick down at the end of their bearer's turn and expire at 0."""
+        count_down_statuses(ctx, c)

@@ -1,0 +1,347 @@
+"""D20 Luck: resolution of its actions (move, ability) and its options (ENG-5).
+
+The dispatch table ``ACTIONS`` maps action kinds to resolvers; ``resume``
+finishes a hit paused for an interrupt (LUCK-ACT-4).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
+from combat.engine.board import as_square, chosen_path, distance, paths_within, square_key, within
+from combat.engine.rulesets.base import definition, grid_metric_of, status_name
+from combat.engine.rulesets.luck.rules import (
+    ability_for,
+    ability_gate,
+    ability_refs,
+    blocked_by,
+    items_left,
+    move_allowance,
+    obstacles,
+    valid_target,
+)
+
+if TYPE_CHECKING:
+    from combat.engine.context import Ctx
+    from combat.engine.state import BattleState, Combatant, Decision
+
+
+def apply_ability_used(state: BattleState, data: dict[str, Any]) -> None:
+    item = data.get("item")
+    if item:
+        used = state.combatants[data["actor"]].extra.setdefault("items_used", {})
+        used[item] = used.get(item, 0) + 1
+
+
+# --- actions ---------------------------------------------------------------------------
+def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
+    """LUCK-ACT-2: move up to Movement squares for 1 standard action (``to`` or a ``path``)."""
+    state = ctx.state
+    name = blocked_by(state, c, "movement")
+    if name:
+        return Refusal(f"{name}: cannot move.")
+    if c.resources.get("actions", 0) < 1:
+        return Refusal("No actions left.")
+    allowance = move_allowance(state, c)
+    blocked, no_stop = obstacles(state, c)
+    diagonal = grid_metric_of(state) == "chebyshev"
+    path = chosen_path(action.params, (c.pos[0], c.pos[1]), state.width, state.height, blocked, no_stop,
+                       allowance, diagonal)
+    if isinstance(path, str):
+        return Refusal(path)
+    ctx.emit("moved", combatant=c.id, actor=c.id, path=[list(s) for s in path], to=list(path[-1]),
+             spend={"actions": 1})
+    return None
+
+
+def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
+    """Use an ability, weapon or item: checks, optional 1-square step (LUCK-ACT-3), then resolution."""
+    state = ctx.state
+    p = action.params
+    ref = p.get("ability")
+    a = ability_for(state, c, ref)
+    if a is None:
+        return Refusal(f"{c.name} has no such ability.")
+    if a["type"] == "interrupt":
+        return Refusal(f"{a['name']} is only used as a reaction to another's action.")
+    item = ref[5:] if ref.startswith("item:") else None
+    if item and items_left(c, item) < 1:
+        return Refusal(f"No {a['name']} left.")
+    why = ability_gate(state, c, a)
+    if why:
+        return Refusal(why)
+    origin = (c.pos[0], c.pos[1])
+    step = None
+    if p.get("step") is not None:
+        step = as_square(p.get("step"), state.width, state.height)
+        if step is None:
+            return Refusal("That square is not on the board.")
+        name = blocked_by(state, c, "movement")
+        if name:
+            return Refusal(f"{name}: cannot move.")
+        metric = grid_metric_of(state)
+        blocked, no_stop = obstacles(state, c)
+        if distance(origin, step, metric) != 1 or step in blocked or step in no_stop:
+            return Refusal("The free step must go to a free neighbouring square.")
+        origin = step
+    if a["type"] == "recover":
+        status = p.get("status")
+        if not isinstance(status, str) or status not in c.statuses:
+            return Refusal("Choose one of your statuses to recover from.")
+        targets = [c.id]
+    else:
+        targets = _targets(state, c, a, p, origin)
+        if isinstance(targets, Refusal):
+            return targets
+    if step is not None:
+        ctx.emit("moved", combatant=c.id, path=[[c.pos[0], c.pos[1]], list(step)], to=list(step), free=True)
+    ctx.emit("ability.used", actor=c.id, ability=ref, name=a["name"], targets=targets,
+             spend={"actions": a["cost"]} if a["cost"] else {}, **({"item": item} if item else {}))
+    if a["type"] == "recover":
+        return _recover(ctx, c, p["status"])
+    return _resolve({"actor": c.id, "ability": ref, "targets": targets, "i": 0}, ctx)
+
+
+def _targets(state: BattleState, c: Combatant, a: dict[str, Any], p: dict[str, Any],
+             origin: tuple[int, int]) -> list[str] | Refusal:
+    metric = grid_metric_of(state)
+    if a["area"] > 0:
+        sq = as_square(p.get("square"), state.width, state.height)
+        if sq is None:
+            return Refusal("Choose a square on the board for the area.")
+        if distance(origin, sq, metric) > a["range"]:
+            return Refusal("That square is out of range.", RefusalCode.OUT_OF_RANGE)
+        area = set(within(sq, a["area"], state.width, state.height, metric))
+        hit = [t.id for t in state.combatants.values()
+               if t.pos is not None and (t.pos[0], t.pos[1]) in area and valid_target(state, c, t, a)]
+        if not hit:
+            return Refusal("No valid target in that area.")
+        return hit
+    raw = p.get("targets")
+    if a["target"] == "self" and not raw:
+        raw = [c.id]
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or len(raw) != 1:
+        return Refusal("Choose one target.")
+    t = state.combatants.get(raw[0]) if isinstance(raw[0], str) else None
+    if t is None or not valid_target(state, c, t, a):
+        return Refusal("Not a valid target for that ability.")
+    if distance(origin, t.pos, metric) > a["range"]:
+        return Refusal(f"{t.name} is out of range.", RefusalCode.OUT_OF_RANGE)
+    return [t.id]
+
+
+# --- resolution (resumable across reaction windows) ----------------------------------------
+def _resolve(job: dict[str, Any], ctx: Ctx) -> None:
+    state = ctx.state
+    actor = state.combatants.get(job["actor"])
+    while actor is not None and job["i"] < len(job["targets"]):
+        t = state.combatants.get(job["targets"][job["i"]])
+        job["i"] += 1
+        if t is None or not t.alive:
+            continue
+        a = ability_for(state, actor, job["ability"])
+        if a is None:
+            return
+        paused = _resolve_target(ctx, actor, t, a, job)
+        if paused:
+            return
+
+
+def _luck(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any]) -> str:
+    """LUCK-HIT-1..3: the Luck Roll against a hostile target; friendly targets are hit automatically."""
+    if t.side == actor.side:
+        ctx.emit("luck.rolled", actor=actor.id, target=t.id, outcome="hit", auto=True)
+        return "hit"
+    r = ctx.roll("1d20", "luck roll")
+    bonus = int(actor.sheet.get("luck_bonus", 0))
+    total = r.total + bonus
+    outcome = "miss" if total <= a["miss_max"] else "crit" if total >= a["crit_min"] else "hit"
+    ctx.emit("luck.rolled", actor=actor.id, target=t.id, roll=r.total, bonus=bonus, total=total, outcome=outcome)
+    return outcome
+
+
+def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
+                    job: dict[str, Any]) -> bool:
+    """Resolve the ability on one target; True when paused on a reaction window."""
+    outcome = _luck(ctx, actor, t, a)
+    if outcome == "miss":
+        ctx.emit("ability.missed", actor=actor.id, target=t.id, ability=job["ability"])
+        return False
+    kind = a["type"]
+    if kind == "heal":
+        r = ctx.roll(a["dice"], "healing")
+        rolled = r.total + a["bonus"]
+        hp = min(t.max_hp, t.hp + max(0, rolled))
+        ctx.emit("healed", actor=actor.id, target=t.id, raw=rolled, amount=hp - t.hp, hp=hp, ko=hp <= 0)
+        return False
+    if kind == "status":
+        _apply_status(ctx, actor, t, a)
+        return False
+    # physical or magical damage; LUCK-CRIT-1: a crit rolls the dice and adds the bonus N times.
+    times = int(actor.sheet.get("crit_damage", 2)) if outcome == "crit" else 1
+    raw = 0
+    for _ in range(times):
+        raw += ctx.roll(a["dice"], "damage").total + a["bonus"]
+    ctx.emit("damage.rolled", actor=actor.id, target=t.id, raw=raw, crit=outcome == "crit", times=times)
+    if t.side != actor.side:
+        reactions = _interrupts(ctx.state, t, kind)
+        if reactions:
+            options = [{"key": ref, "label": f"{d['name']} ({d['dice']}{d['bonus']:+d})"} for ref, d in reactions]
+            options.append({"key": "pass", "label": "Take the hit"})
+            resume = {**job, "target": t.id, "raw": raw, "kind": kind}
+            ctx.open_decision(
+                t.id, f"{actor.name}'s {a['name']} is about to hit {t.name} for {raw} before defenses.",
+                options, default=reactions[0][0], trigger=f"{actor.name}: {a['name']}", resume=resume)
+            return True
+    _deal(ctx, actor, t, raw, kind, reduced=0, ability=job["ability"])
+    return False
+
+
+def _interrupts(state: BattleState, t: Combatant, kind: str) -> list[tuple[str, dict[str, Any]]]:
+    """LUCK-ACT-4: interrupt abilities ``t`` may use now against an incoming ``kind`` hit."""
+    if not t.able or t.resources.get("interrupt", 0) < 1:
+        return []
+    out = []
+    for ref in t.sheet.get("abilities", ()):
+        d = definition(state, "abilities", ref)
+        if not d or d["type"] != "interrupt" or d["trigger"] not in (kind, "any"):
+            continue
+        gate = dict(d, cost=0)
+        if ability_gate(state, t, gate) is None:
+            out.append((ref, d))
+    return out
+
+
+def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
+    """Finish a hit paused for an interrupt (LUCK-ACT-4): apply the reaction, deal the damage, go on."""
+    job = dict(decision.resume)
+    state = ctx.state
+    actor, t = state.combatants.get(job["actor"]), state.combatants.get(job["target"])
+    if actor is None or t is None:
+        return None
+    reduced = 0
+    if choice != "pass":
+        d = definition(state, "abilities", choice)
+        r = ctx.roll(d["dice"], "interrupt")
+        reduced = max(0, r.total + d["bonus"])
+        ctx.emit("interrupt.used", actor=t.id, ability=choice, name=d["name"], against=actor.id,
+                 reduces=reduced, spend={"interrupt": 1})
+    _deal(ctx, actor, t, job["raw"], job["kind"], reduced, job["ability"])
+    _resolve(job, ctx)
+    return None
+
+
+def _deal(ctx: Ctx, actor: Combatant, t: Combatant, raw: int, kind: str, reduced: int,
+          ability: str) -> None:
+    """LUCK-DMG-1/2: the roll minus Armor (physical) or Resist (magical); only a positive rest is dealt."""
+    defense_name = "armor" if kind == "physical" else "resist"
+    defense = int(t.sheet.get(defense_name, 0))
+    amount = max(0, raw - reduced - defense)
+    hp = max(0, t.hp - amount)
+    ctx.emit("damage.dealt", actor=actor.id, target=t.id, ability=ability, kind=kind, raw=raw, reduced=reduced,
+             defense=defense, amount=amount, hp=hp, ko=hp <= 0)
+    if amount > 0:
+        for key in list(t.statuses):
+            d = definition(ctx.state, "statuses", key)
+            if d and d["ends_on_damage"]:  # LUCK-STAT-7: damage wakes a sleeper
+                ctx.emit("status.removed", combatant=t.id, status=key, reason="damaged")
+
+
+def _apply_status(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any]) -> None:
+    """LUCK-STAT-1 and LUCK-STAT-4: roll against the defense; the difference is the power; keep the higher."""
+    r = ctx.roll(a["dice"], "status")
+    value = r.total + a["bonus"]
+    defense = int(t.sheet.get(a["defense"], 0))
+    diff = value - defense
+    status = a["status"]
+    if diff < 1:
+        ctx.emit("status.resisted", actor=actor.id, target=t.id, status=status, value=value, defense=defense)
+        return
+    power = diff if ctx.state.options.get("status_power", "difference") == "difference" else value
+    old = t.statuses.get(status)
+    if old is not None and old.get("power", 0) >= power:
+        ctx.emit("status.kept", actor=actor.id, target=t.id, status=status, power=old["power"], offered=power)
+        return
+    ctx.emit("status.applied", combatant=t.id, status=status, power=power, duration=a["duration"],
+             source=actor.id, value=value, defense=defense)
+
+
+def _recover(ctx: Ctx, c: Combatant, status: str) -> None:
+    """LUCK-STAT-3 and LUCK-STAT-5: end one chosen status; 1d20 must meet its power (or automatic)."""
+    power = c.statuses[status].get("power", 0)
+    if ctx.state.options.get("recover_rule", "d20_vs_power") == "automatic":
+        ctx.emit("status.removed", combatant=c.id, status=status, reason="recovered")
+        return
+    r = ctx.roll("1d20", "recover")
+    if r.total >= power:
+        ctx.emit("status.removed", combatant=c.id, status=status, reason="recovered", roll=r.total, power=power)
+    else:
+        ctx.emit("recover.failed", combatant=c.id, status=status, roll=r.total, power=power)
+
+
+# --- ENG-5 ---------------------------------------------------------------------------------
+def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
+    out: list[ActionOption] = []
+    metric = grid_metric_of(state)
+    acts = c.resources.get("actions", 0)
+    why = blocked_by(state, c, "movement")
+    reason = f"{why}: cannot move." if why else ("No actions left." if acts < 1 else "")
+    squares: list[list[int]] = []
+    paths: dict[str, list[list[int]]] = {}
+    if not reason and c.pos is not None:
+        blocked, no_stop = obstacles(state, c)
+        reach = paths_within((c.pos[0], c.pos[1]), move_allowance(state, c), state.width, state.height,
+                             blocked, no_stop, metric == "chebyshev")
+        squares = [list(sq) for sq in sorted(reach)]
+        paths = {square_key(sq): [list(s) for s in path] for sq, path in reach.items()}
+        if not squares:
+            reason = "Nowhere to move."
+    out.append(ActionOption("move", "Move", {"actions": 1}, [], squares, not reason, reason, paths=paths))
+    for ref in ability_refs(c):
+        a = ability_for(state, c, ref)
+        if a is None or a["type"] == "interrupt":
+            continue
+        cost = {"actions": a["cost"]}
+        if a["type"] == "recover":
+            if not c.statuses:
+                out.append(ActionOption("ability", a["name"], cost, [], [], False, "No status to recover from.",
+                                        {"ability": ref}))
+            for key, st in c.statuses.items():
+                gate = ability_gate(state, c, a)
+                label = f"{a['name']}: {status_name(state, key)} (power {st.get('power', 0)})"
+                out.append(ActionOption("ability", label, cost, [c.id], [], gate is None, gate or "",
+                                        {"ability": ref, "status": key}))
+            continue
+        gate = ability_gate(state, c, a)
+        if ref.startswith("item:") and items_left(c, ref[5:]) < 1:
+            gate = f"No {a['name']} left."
+        targets: list[str] = []
+        squares = []
+        areas: dict[str, list[list[int]]] = {}
+        if a["area"] > 0:
+            # squares in range whose burst catches at least one valid target
+            found: set[tuple[int, int]] = set()
+            for t in state.combatants.values():
+                if valid_target(state, c, t, a):
+                    found.update(sq for sq in within(t.pos, a["area"], state.width, state.height, metric)
+                                 if distance(c.pos, sq, metric) <= a["range"])
+            squares = [list(sq) for sq in sorted(found)]
+            areas = {square_key(sq): [list(s) for s in within(sq, a["area"], state.width, state.height, metric)]
+                     for sq in found}
+            if not squares and gate is None:
+                gate = "No target in range."
+        else:
+            targets = [t.id for t in state.combatants.values() if valid_target(state, c, t, a)
+                       and distance(c.pos, t.pos, metric) <= a["range"]]
+            if not targets and gate is None:
+                gate = "No target in range."
+        out.append(ActionOption("ability", a["name"], cost, targets, squares, gate is None, gate or "",
+                                {"ability": ref}, areas=areas))
+    return out
+
+
+ACTIONS = {"move": act_move, "ability": act_ability}
+APPLIERS = {"ability.used": apply_ability_used}

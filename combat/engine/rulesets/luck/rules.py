@@ -1,0 +1,121 @@
+"""D20 Luck: what content means for a combatant (abilities it can use, what statuses forbid, obstacles)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.rulesets.base import definition
+
+if TYPE_CHECKING:
+    from combat.engine.state import BattleState, Combatant
+
+
+ACTIONS_PER_TURN = 2
+
+
+def _weapon_ability(w: dict[str, Any]) -> dict[str, Any]:
+    return {"name": w["name"], "type": w["damage"], "target": "enemy", "range": w["range"], "area": 0,
+            "dice": w["dice"], "bonus": w["bonus"], "cost": 1, "melee": w["melee"], "spell": False,
+            "miss_max": 5, "crit_min": 20, "status": "", "duration": 1, "defense": "armor"}
+
+
+def _item_ability(i: dict[str, Any]) -> dict[str, Any]:
+    return {"name": i["name"], "type": i["type"], "target": i["target"], "range": i["range"], "area": 0,
+            "dice": i["dice"], "bonus": i["bonus"], "cost": 1, "melee": False, "spell": False, "miss_max": 5,
+            "crit_min": 20, "status": i["status"], "duration": i["duration"], "defense": i["defense"]}
+
+
+def ability_for(state: BattleState, c: Combatant, ref: str) -> dict[str, Any] | None:
+    """The ability ``ref`` names for ``c`` (``"fire_bolt"``, ``"weapon:sword"``, ``"item:healing_potion"``)."""
+    if not isinstance(ref, str):
+        return None
+    if ref.startswith("weapon:"):
+        key = ref[7:]
+        w = definition(state, "weapons", key) if key in c.sheet.get("weapons", ()) else None
+        return _weapon_ability(w) if w else None
+    if ref.startswith("item:"):
+        key = ref[5:]
+        i = definition(state, "items", key) if key in c.sheet.get("items", ()) else None
+        return _item_ability(i) if i else None
+    return definition(state, "abilities", ref) if ref in c.sheet.get("abilities", ()) else None
+
+
+def ability_refs(c: Combatant) -> list[str]:
+    refs = [f"weapon:{w}" for w in c.sheet.get("weapons", ())]
+    refs += list(c.sheet.get("abilities", ()))
+    refs += [f"item:{i}" for i in dict.fromkeys(c.sheet.get("items", ()))]
+    return refs
+
+
+def items_left(c: Combatant, key: str) -> int:
+    return list(c.sheet.get("items", ())).count(key) - c.extra.get("items_used", {}).get(key, 0)
+
+
+# --- status effects on what one may do -------------------------------------------
+def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
+    """The name of a status of ``c`` that forbids ``what`` (actions, movement, spells, melee), if any."""
+    for key in c.statuses:
+        d = definition(state, "statuses", key)
+        if d and what in d["blocks"]:
+            return d["name"]
+    return None
+
+
+def move_allowance(state: BattleState, c: Combatant) -> int:
+    """LUCK-ACT-2 and LUCK-STAT-8: Movement squares, reduced by slowing statuses (rounded by ``slow_rounding``)."""
+    pct = 100
+    for key in c.statuses:
+        d = definition(state, "statuses", key)
+        if d:
+            pct = min(pct, d["move_percent"])
+    squares = int(c.sheet.get("movement", 5)) * pct
+    if state.options.get("slow_rounding") == "up":
+        return -(-squares // 100)
+    return squares // 100
+
+
+def ability_gate(state: BattleState, c: Combatant, a: dict[str, Any]) -> str | None:
+    """Why ``c`` cannot use ability ``a`` now (statuses, cost), or None."""
+    if a["type"] != "recover":
+        name = blocked_by(state, c, "actions")
+        if name:
+            return f"{name}: cannot act."
+    if a["spell"]:
+        name = blocked_by(state, c, "spells")
+        if name:
+            return f"{name}: cannot cast spells."
+    if a["melee"]:
+        name = blocked_by(state, c, "melee")
+        if name:
+            return f"{name}: cannot make melee attacks."
+    if c.resources.get("actions", 0) < a["cost"]:
+        return "No actions left."
+    return None
+
+
+# --- geometry helpers --------------------------------------------------------------------
+def obstacles(state: BattleState, mover: Combatant) -> tuple[set, set]:
+    """(blocked, no_stop): walls and able enemies block; allies and the fallen can be crossed."""
+    blocked = {tuple(b) for b in state.blocked}
+    no_stop = set()
+    for o in state.combatants.values():
+        if o is mover or o.pos is None or not o.alive:
+            continue
+        if o.side != mover.side and not o.ko:
+            blocked.add((o.pos[0], o.pos[1]))
+        else:
+            no_stop.add((o.pos[0], o.pos[1]))
+    return blocked, no_stop
+
+
+def valid_target(state: BattleState, c: Combatant, t: Combatant, a: dict[str, Any]) -> bool:
+    kind = a["target"]
+    if not t.alive or t.pos is None:
+        return False
+    if kind == "self":
+        return t is c
+    if kind == "enemy":
+        return t.side != c.side and not t.ko
+    if kind == "ally":
+        return t.side == c.side and (not t.ko or a["type"] == "heal")
+    return not t.ko or a["type"] == "heal"

@@ -1,0 +1,504 @@
+"""Mist & Rampart action resolution: moves, abilities, ramparts, reaction windows.
+
+Each ``act_*`` validates everything first and emits nothing when it refuses
+(ENG-4). Moves that leave a square inside an enemy's active rampart pause
+with a decision addressed to the rampart's holder (MIST-RAMP-2/3, ENG-6);
+``resume`` resolves the chosen Chain 1 attack, then walks on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.actions import Refusal, RefusalCode
+from combat.engine.board import as_square, find_path, manhattan, within
+from combat.engine.rulesets.base import definitions
+from combat.engine.rulesets.mist.rules import (
+    accuracy_hits,
+    damage_against,
+    path_problem,
+    rampart_provocations,
+    save_avoids,
+)
+
+if TYPE_CHECKING:
+    from combat.engine.actions import Action
+    from combat.engine.context import Ctx
+    from combat.engine.state import BattleState, Combatant, Decision
+
+MP_PER_INITIATIVE = 5
+MAX_PATH = 200
+
+
+# --- reading the state ---------------------------------------------------------------------
+
+def stat(state: BattleState, c: Combatant, key: str) -> int:
+    """A sheet value plus the changes of the combatant's statuses (Blind: accuracy -50...)."""
+    value = int(c.sheet.get(key, 0) or 0)
+    if c.statuses:
+        defs = definitions(state, "statuses")
+        for skey in c.statuses:
+            d = defs.get(skey)
+            if d:
+                value += int(d.get(key, 0) or 0)
+    return value
+
+
+def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
+    """The name of a status preventing ``what`` (actions, movement, spells), or None."""
+    if not c.statuses:
+        return None
+    defs = definitions(state, "statuses")
+    for skey in c.statuses:
+        d = defs.get(skey)
+        if d and what in d.get("blocks", ()):
+            return d["name"]
+    return None
+
+
+def rampart_range(c: Combatant) -> int:
+    """MIST-RAMP-1: the sheet's Rampart N; heavy armor grants Rampart 1 when the sheet names none."""
+    n = int(c.sheet.get("rampart", 0) or 0)
+    return n if n > 0 else (1 if c.sheet.get("heavy_armor") else 0)
+
+
+def turn_flags(c: Combatant) -> dict[str, Any]:
+    return c.extra.get("turn") or {}
+
+
+def can_act(c: Combatant) -> bool:
+    """Alive, and conscious: not KO, or KO with a trait that keeps them conscious (MIST-KO-1)."""
+    return c.alive and (not c.ko or bool(c.sheet.get("conscious_at_ko")))
+
+
+def movement(state: BattleState, c: Combatant) -> int:
+    return max(0, stat(state, c, "movement"))
+
+
+def obstacles(state: BattleState, c: Combatant) -> tuple[set, set, set]:
+    """(walls, squares of living allies, squares of living enemies) as seen by mover ``c``."""
+    walls = {(b[0], b[1]) for b in state.blocked}
+    allies, enemies = set(), set()
+    for o in state.combatants.values():
+        if o.alive and o.pos is not None and o.id != c.id:
+            (allies if o.side == c.side else enemies).add((o.pos[0], o.pos[1]))
+    return walls, allies, enemies
+
+
+# --- what is allowed now (shared by resolvers and legal_actions) ---------------------------
+
+def move_problem(state: BattleState, c: Combatant, leap: bool = False) -> str:
+    """Why ``c`` cannot move now ('' when it can). A leap needs the whole, untouched move."""
+    if c.pos is None:
+        return f"{c.name} is not on the board."
+    status = blocked_by(state, c, "movement")
+    if status:
+        return f"{c.name} cannot move ({status})."
+    t = turn_flags(c)
+    if t.get("move_action"):
+        return "The move action is used up this turn."
+    left = c.resources.get("move", 0)
+    if leap:
+        if left < t.get("move_total", 0):
+            return "A move action needs the turn's whole move; some of it is spent."
+        return ""
+    if left <= 0:
+        return "No movement left this turn."
+    return ""
+
+
+def double_move_problem(state: BattleState, c: Combatant) -> str:
+    """MIST-MOVE-2: all slots for double movement, only if no slot was spent yet."""
+    t = turn_flags(c)
+    if t.get("spent"):
+        return "Only before spending any action slot."
+    if c.resources.get("slots", 0) <= 0:
+        return "No action slots to spend."
+    if blocked_by(state, c, "actions"):
+        return f"{c.name} cannot act ({blocked_by(state, c, 'actions')})."
+    return move_problem(state, c, leap=False) if c.resources.get("move", 0) > 0 else (
+        move_problem(state, c, leap=True))
+
+
+def slot_cost(c: Combatant, kind: str, cost: int) -> int | str:
+    """Slots an action of ``kind`` costs now (MIST-TYPE-1..5), or why it cannot be taken."""
+    t = turn_flags(c)
+    if kind == "move":
+        return 0
+    if kind == "simple":
+        return 1 if t.get("simple") else 0
+    if kind == "static" and t.get("static"):
+        return "Only one static action per turn."
+    return cost
+
+
+def gate(state: BattleState, c: Combatant, kind: str, cost: int, mp: int, spell: bool) -> str | None:
+    """Why an action of this type and cost cannot be taken now, or None (slots, MP, statuses)."""
+    status = blocked_by(state, c, "actions")
+    if status:
+        return f"{c.name} cannot act ({status})."
+    if spell:
+        status = blocked_by(state, c, "spells")
+        if status:
+            return f"{c.name} cannot cast spells ({status})."
+    slots = slot_cost(c, kind, cost)
+    if isinstance(slots, str):
+        return slots
+    have = c.resources.get("slots", 0)
+    if slots > have:
+        return f"Needs {slots} action slot{'s' if slots != 1 else ''}; {have} left."
+    if mp > c.resources.get("mp", 0):
+        return f"Needs {mp} MP; {c.name} has {c.resources.get('mp', 0)}."
+    if kind == "move":
+        return move_problem(state, c, leap=True) or None
+    return None
+
+
+def target_problem(state: BattleState, c: Combatant, t: Combatant, a: dict[str, Any],
+                   check_range: bool = True) -> str | None:
+    """Why ``t`` is not a valid single target of ability ``a`` used by ``c`` (None when valid)."""
+    if not t.alive:
+        return f"{t.name} is dead."
+    want = a["target"]
+    if want == "self" and t.id != c.id:
+        return "This ability targets its user."
+    if want == "enemy" and t.side == c.side:
+        return "Choose an enemy."
+    if want == "ally" and t.side != c.side:
+        return "Choose an ally."
+    if t.pos is None or c.pos is None:
+        return f"{t.name} is not on the board."
+    if check_range and manhattan(c.pos, t.pos) > a["range"]:
+        return f"{t.name} is out of range ({manhattan(c.pos, t.pos)} > {a['range']})."
+    return None
+
+
+# --- moving, with rampart attacks ---------------------------------------------------------------
+
+def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tuple[int, int]] | Refusal:
+    walls, allies, enemies = obstacles(state, c)
+    start = (c.pos[0], c.pos[1])
+    if p.get("path") is not None:
+        raw = p["path"]
+        if not isinstance(raw, list) or not raw or len(raw) > MAX_PATH:
+            return Refusal("Give the path as a list of squares.")
+        path = []
+        for step in raw:
+            sq = as_square(step, state.width, state.height)
+            if sq is None:
+                return Refusal(f"Square {step!r} is not on the board.")
+            path.append(sq)
+        if path[0] == start:
+            path = path[1:]
+    elif p.get("to") is not None:
+        goal = as_square(p["to"], state.width, state.height)
+        if goal is None:
+            return Refusal("That square is not on the board.")
+        found = _quiet_path(state, c, start, goal, walls | enemies)
+        if found is None:
+            return Refusal(f"{c.name} cannot reach that square this turn.")
+        path = found[1:]
+    else:
+        return Refusal("Choose where to move.")
+    problem = path_problem(path, start, width=state.width, height=state.height, blocked=walls, allies=allies,
+                           enemies=enemies)
+    return Refusal(problem) if problem else path
+
+
+def _quiet_path(state: BattleState, c: Combatant, start: tuple[int, int], goal: tuple[int, int],
+                blocked: set) -> list[tuple[int, int]] | None:
+    """A shortest path to ``goal``, preferring one that crosses no enemy rampart square on the way."""
+    limit = c.resources.get("move", 0)
+    zones, holders = _zones(state, c) if not turn_flags(c).get("disengaged") else ({}, {})
+    if zones:
+        risky = {sq for hid, n in zones.items()
+                 for sq in within(holders[hid], n, state.width, state.height, "manhattan")}
+        risky -= {start, goal}
+        found = find_path(start, goal, state.width, state.height, blocked | risky, max_steps=limit,
+                          diagonal=False)
+        if found is not None:
+            return found
+    return find_path(start, goal, state.width, state.height, blocked, max_steps=limit, diagonal=False)
+
+
+def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
+    """MIST-MOVE-1/3: spend squares of the free move along a path of cardinal steps."""
+    problem = move_problem(ctx.state, c)
+    if problem:
+        return Refusal(problem)
+    path = _parse_path(ctx.state, c, action.params)
+    if isinstance(path, Refusal):
+        return path
+    left = c.resources.get("move", 0)
+    if len(path) > left:
+        return Refusal(f"That is {len(path)} squares; {c.name} has {left} left this turn.")
+    walk(ctx, c.id, [list(s) for s in path], [], spend=True)
+    return None
+
+
+def _zones(state: BattleState, mover: Combatant) -> tuple[dict[str, int], dict[str, list[int]]]:
+    zones, holders = {}, {}
+    for h in state.combatants.values():
+        if h.side != mover.side and h.extra.get("rampart_on") and h.pos is not None and can_act(h):
+            n = rampart_range(h)
+            if n and not blocked_by(state, h, "actions"):
+                zones[h.id], holders[h.id] = n, h.pos
+    return zones, holders
+
+
+def reaction_options(state: BattleState, holder: Combatant, mover: Combatant) -> list[dict[str, str]]:
+    """MIST-RAMP-3: the holder's Chain 1 abilities usable against the mover (range is the rampart's)."""
+    defs = definitions(state, "abilities")
+    out = []
+    for key in holder.sheet.get("abilities", []):
+        a = defs.get(key)
+        if (a is None or a["type"] != "chain" or a["cost"] != 1 or a["target"] not in ("enemy", "any")
+                or a["mp"] > holder.resources.get("mp", 0) or a["leap"]):
+            continue
+        if a["spell"] and blocked_by(state, holder, "spells"):
+            continue
+        out.append({"key": key, "label": a["name"] + (f" ({a['mp']} MP)" if a["mp"] else "")})
+    return out
+
+
+def walk(ctx: Ctx, mover_id: str, path: list[list[int]], done: list[str], spend: bool) -> None:
+    """Move along ``path``; pause at the first square whose leaving provokes a rampart attack."""
+    state = ctx.state
+    mover = state.combatants[mover_id]
+    once = state.options.get("rampart_attacks", "once_per_move") == "once_per_move"
+    provs = [] if turn_flags(mover).get("disengaged") else None
+    if provs is None:
+        zones, holders = _zones(state, mover)
+        provs = rampart_provocations(mover.pos, path, zones, holders, done, once) if zones else []
+    incoming = list(done)
+    for n, (index, hid) in enumerate(provs):
+        holder = state.combatants[hid]
+        options = reaction_options(state, holder, mover)
+        # Who has had their chance: this move (once per move), or this square (every square).
+        done = done + [hid] if once else (incoming if index == 0 else []) + [h for i, h in provs[:n + 1] if i == index]
+        if not options:
+            continue
+        if index:
+            _step(ctx, mover, path[:index], spend)
+        at = list(mover.pos)
+        options.append({"key": "pass", "label": "Let them pass"})
+        resume = {"type": "rampart", "mover": mover_id, "path": path[index:], "done": done, "spend": spend,
+                  "fallback": _fallback(state, mover, path[:index])}
+        ctx.open_decision(hid, f"{mover.name} is leaving {holder.name}'s rampart at {at}. Rampart attack?",
+                          options, options[0]["key"], trigger=f"{mover.name} moves through Rampart "
+                          f"{rampart_range(holder)}", resume=resume)
+        return
+    _step(ctx, mover, path, spend)
+
+
+def _step(ctx: Ctx, mover: Combatant, path: list[list[int]], spend: bool) -> None:
+    if not path:
+        return
+    data: dict[str, Any] = {"combatant": mover.id, "path": [list(mover.pos)] + path, "to": list(path[-1])}
+    if spend:
+        data["actor"], data["spend"] = mover.id, {"move": len(path)}
+    ctx.emit("moved", **data)
+
+
+def _fallback(state: BattleState, mover: Combatant, walked: list[list[int]]) -> list[int]:
+    """Where the mover stops if felled mid-move: the last square walked that no one else holds."""
+    for sq in reversed([list(mover.pos)] + walked):
+        other = state.occupant(sq)
+        if other is None or other.id == mover.id:
+            return sq
+    return list(mover.pos)
+
+
+def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
+    """After a rampart reaction: resolve the chosen attack, then walk on if the mover still can."""
+    r = decision.resume
+    if r.get("type") != "rampart":
+        return None
+    state = ctx.state
+    holder = state.combatants.get(decision.combatant)
+    mover = state.combatants.get(r["mover"])
+    if mover is None:
+        return None
+    usable = holder is not None and can_act(holder) and choice != "pass" and any(
+        o["key"] == choice for o in reaction_options(state, holder, mover))
+    if usable:
+        a = definitions(state, "abilities")[choice]
+        ctx.emit("ability.used", actor=holder.id, ability=choice, name=a["name"], action_type=a["type"],
+                 reaction=True, targets=[mover.id], **({"spend": {"mp": a["mp"]}} if a["mp"] else {}))
+        effects(ctx, holder, mover, a)
+    mover = state.combatants[r["mover"]]
+    if can_act(mover) and not blocked_by(state, mover, "movement"):
+        walk(ctx, mover.id, r["path"], r["done"], r["spend"])
+        return None
+    if list(mover.pos) != r["fallback"] and mover.alive:
+        ctx.emit("moved", combatant=mover.id, path=[list(mover.pos), r["fallback"]], to=r["fallback"],
+                 reason="felled mid-move")
+    ctx.emit("move.stopped", combatant=mover.id, at=list(mover.pos))
+    return None
+
+
+def act_double_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
+    """MIST-MOVE-2: spend every slot; the turn's movement doubles."""
+    problem = double_move_problem(ctx.state, c)
+    if problem:
+        return Refusal(problem)
+    gain = movement(ctx.state, c)
+    ctx.emit("move.doubled", actor=c.id, spend={"slots": c.resources["slots"]}, gain=gain,
+             move=c.resources.get("move", 0) + gain)
+    return None
+
+
+def act_disengage(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
+    """MIST-RAMP-4: an innate action; its type (simple or static) is a house rule."""
+    kind = ctx.state.options.get("disengage_type", "simple")
+    if turn_flags(c).get("disengaged"):
+        return Refusal("Already disengaged this turn.")
+    problem = gate(ctx.state, c, kind, 1, 0, spell=False)
+    if problem:
+        return Refusal(problem)
+    cost = slot_cost(c, kind, 1)
+    ctx.emit("ability.used", actor=c.id, ability="disengage", name="Disengage", action_type=kind,
+             disengage=True, **({"spend": {"slots": cost}} if cost else {}))
+    return None
+
+
+def act_rampart(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
+    """MIST-RAMP-1: toggle the rampart on or off; no slot cost."""
+    n = rampart_range(c)
+    if not n:
+        return Refusal(f"{c.name} has no Rampart (it needs heavy armor or a job that grants it).")
+    on = action.params.get("on", not c.extra.get("rampart_on"))
+    if not isinstance(on, bool):
+        return Refusal("Say on (true) or off (false).")
+    if on == bool(c.extra.get("rampart_on")):
+        return Refusal(f"The rampart is already {'on' if on else 'off'}.")
+    ctx.emit("rampart.toggled", combatant=c.id, on=on, range=n)
+    return None
+
+
+# --- abilities --------------------------------------------------------------------------------------
+
+def _chosen_targets(state: BattleState, c: Combatant, a: dict[str, Any], p: dict[str, Any]
+                    ) -> tuple[list[str], list[int] | None] | Refusal:
+    if a["target"] == "square":
+        sq = as_square(p.get("square"), state.width, state.height)
+        if sq is None:
+            return Refusal("Choose a square on the board.")
+        if manhattan(c.pos, sq) > a["range"]:
+            return Refusal(f"That square is out of range ({manhattan(c.pos, sq)} > {a['range']}).", RefusalCode.OUT_OF_RANGE)
+        if a["leap"]:
+            walls, allies, enemies = obstacles(state, c)
+            if sq in walls or sq in allies or sq in enemies or list(sq) == c.pos:
+                return Refusal("Leap to a free square.")
+            return [], list(sq)
+        area = within(sq, a["area"], state.width, state.height, "manhattan")
+        hit = []
+        for t in state.combatants.values():
+            if not t.alive or t.pos is None or (t.pos[0], t.pos[1]) not in area:
+                continue
+            if a["affects"] == "all" or (a["affects"] == "enemies") == (t.side != c.side):
+                hit.append(t.id)
+        return hit, list(sq)
+    if a["target"] == "self":
+        return [c.id], None
+    raw = p.get("targets")
+    if raw is None and p.get("target") is not None:
+        raw = [p["target"]]
+    if not isinstance(raw, list) or len(raw) != 1 or not isinstance(raw[0], str):
+        return Refusal("Choose one target.")
+    t = state.combatants.get(raw[0])
+    if t is None:
+        return Refusal("No such combatant.")
+    problem = target_problem(state, c, t, a)
+    return Refusal(problem) if problem else ([t.id], None)
+
+
+def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
+    """Use an ability of the sheet: slot and MP costs by type (MIST-TYPE-*, MIST-MP-2), then its effects."""
+    state = ctx.state
+    key = action.params.get("ability")
+    if not isinstance(key, str) or key not in c.sheet.get("abilities", []):
+        return Refusal(f"{c.name} does not have that ability.")
+    a = definitions(state, "abilities").get(key)
+    if a is None:
+        return Refusal("That ability is not defined in this battle.")
+    if c.pos is None:
+        return Refusal(f"{c.name} is not on the board.")
+    problem = gate(state, c, a["type"], a["cost"], a["mp"], a["spell"])
+    if problem:
+        return Refusal(problem)
+    chosen = _chosen_targets(state, c, a, action.params)
+    if isinstance(chosen, Refusal):
+        return chosen
+    targets, square = chosen
+    spend = {"slots": slot_cost(c, a["type"], a["cost"]), "mp": a["mp"]}
+    if a["type"] == "move":
+        spend["move"] = c.resources.get("move", 0)
+    data: dict[str, Any] = {"actor": c.id, "ability": key, "name": a["name"], "action_type": a["type"],
+                            "targets": targets,
+                            "spend": {k: v for k, v in spend.items() if v}}
+    if square is not None:
+        data["square"] = square
+    if a["disengage"]:
+        data["disengage"] = True
+    ctx.emit("ability.used", **data)
+    if a["leap"]:
+        walk(ctx, c.id, [square], [], spend=False)
+        return None
+    for tid in targets:
+        t = state.combatants[tid]
+        if t.alive:
+            effects(ctx, c, t, a)
+    if a["type"] == "finisher" and state.pending is None and state.current() is c:
+        ctx.end_turn()  # MIST-TYPE-5: the turn ends at once, no movement after
+    return None
+
+
+def effects(ctx: Ctx, src: Combatant, t: Combatant, a: dict[str, Any]) -> None:
+    """Accuracy (against enemies), damage, healing, then the status with its saving throw."""
+    state = ctx.state
+    if a["accuracy_check"] and t.side != src.side and (a["damage"] or a["status"]):
+        roll = ctx.roll("1d100", "accuracy").total if state.options.get("accuracy_adds_d100", True) else None
+        acc, eva = stat(state, src, "accuracy") + a["accuracy_bonus"], stat(state, t, "evasion")
+        hit = accuracy_hits(roll, acc, eva)
+        ctx.emit("attack.rolled", actor=src.id, target=t.id, roll=roll, accuracy=acc, evasion=eva, hit=hit)
+        if not hit:
+            return
+    if a["damage"]:
+        bonus = int(src.sheet.get("magic" if a["damage_type"] == "magical" else "attack", 0) or 0)
+        raw = ctx.roll(a["damage"], "damage").total + bonus
+        defences = {"defense": stat(state, t, "defense"), "magic_defense": stat(state, t, "magic_defense"),
+                    "resistances": t.sheet.get("resistances", ""), "weaknesses": t.sheet.get("weaknesses", "")}
+        dealt = damage_against(defences, raw, a["damage_type"], a["element"], irreducible=a["irreducible"],
+                               weakness_multiplier=int(state.options.get("weakness_multiplier", 2)))
+        deal(ctx, src, t, dealt, raw, a)
+    if a["heal"] and t.alive:
+        amount = max(0, ctx.roll(a["heal"], "healing").total + int(src.sheet.get("magic", 0) or 0))
+        hp = min(t.max_hp, t.hp + amount)
+        ctx.emit("healed", actor=src.id, target=t.id, amount=hp - t.hp, hp=hp, ko=hp <= 0)
+    if a["status"] and t.alive:
+        if a["save"] != "none":
+            roll = ctx.roll("1d100", "saving throw").total
+            mine, theirs = stat(state, t, a["save"]), stat(state, src, a["save_against"])
+            avoided = save_avoids(roll, mine, theirs)
+            ctx.emit("save.rolled", combatant=t.id, status=a["status"], roll=roll, stat=a["save"], value=mine,
+                     against=a["save_against"], target_number=theirs, avoided=avoided)
+            if avoided:
+                return
+        ctx.emit("status.applied", combatant=t.id, status=a["status"], power=0, duration=a["duration"],
+                 source=src.id)
+
+
+def deal(ctx: Ctx, src: Combatant | None, t: Combatant, dealt: int, raw: int, a: dict[str, Any]) -> None:
+    """MIST-KO-1..3: HP damage; at 0 HP KO; while KO each instance costs exactly 1 LP; 0 LP is death."""
+    actor = src.id if src is not None else None
+    extra = {"raw": raw, "damage_type": a["damage_type"], "element": a["element"]}
+    if not t.alive:
+        return
+    if t.ko and dealt > 0:
+        lp = t.resources.get("lp", 0) - 1
+        ctx.emit("lp.lost", actor=actor, target=t.id, amount=dealt, lp=max(0, lp), alive=lp > 0, **extra)
+        return
+    hp = t.hp - dealt if not t.ko else t.hp
+    ctx.emit("damage.dealt", actor=actor, target=t.id, amount=dealt, hp=max(0, hp), ko=t.ko or hp <= 0,
+             **extra)

@@ -1,0 +1,240 @@
+"""Who is at a table, and telling open sockets that someone's access changed.
+
+Presence: each open battle socket is one entry (its channel name, its user,
+its address, when it opened) in a store every server process shares: Redis
+when ``REDIS_URL`` is set, else this process's memory (one process then
+serves every socket). A socket joining reads the whole table once; the
+others hear one ``presence.update`` only when a user's first socket opens or
+their last one closes, so N sockets cost N messages, not N².
+
+The same store counts sockets per user per battle and per address:
+``SOCKETS_PER_USER`` (the oldest is closed with a reason when a newer one
+opens) and ``SOCKETS_PER_IP`` (a new socket over the limit is refused).
+
+Access: a change of membership, role, password or session sends one
+``access.changed`` message to the user's account group; every socket of that
+user, on any process, re-checks at once (logout closes the sockets of that
+session, a removed member's close with 4403, a changed role re-renders).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+import weakref
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.exceptions import ChannelFull
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.signals import user_logged_out
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+
+log = logging.getLogger(__name__)
+
+KEY_TTL = 24 * 3600  # seconds: a store entry left by a crashed process disappears after this
+
+
+def account_group(user_id: Any) -> str:
+    """Every socket of one account, on every battle and process."""
+    return f"account-{user_id}"
+
+
+# ---------------------------------------------------------------- sending without dying
+
+
+async def safe_send(layer: Any, channel: str, message: dict[str, Any]) -> bool:
+    """Send to one channel; a full channel (a slow client) loses the message, the sender lives on."""
+    try:
+        await layer.send(channel, message)
+    except ChannelFull:
+        log.warning("channel %s is full: message dropped", channel)
+        return False
+    return True
+
+
+async def safe_group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
+    try:
+        await layer.group_send(group, message)
+    except ChannelFull:  # a layer that raises for one member must not take the sender down
+        log.warning("group %s has a full channel: message dropped", group)
+
+
+def notify(user_id: Any, **data: Any) -> None:
+    """Tell every socket of ``user_id`` to re-check its access (after the current transaction commits)."""
+    message = {"type": "access.changed", **data}
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if loop is None:
+                async_to_sync(safe_group_send)(layer, account_group(user_id), message)
+            else:  # called on a thread that runs an event loop: never block it
+                loop.create_task(safe_group_send(layer, account_group(user_id), message))
+        except Exception:  # an unreachable layer must not fail the request that changed access
+            log.exception("could not notify the sockets of user %s", user_id)
+
+    transaction.on_commit(send)
+
+
+def _membership_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any) -> None:
+    notify(instance.user_id, campaign=instance.campaign_id)
+
+
+def _membership_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    notify(instance.user_id, campaign=instance.campaign_id)
+
+
+def _user_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any) -> None:
+    if not created:  # a password change or deactivation ends that account's open sockets' rights
+        notify(instance.pk)
+
+
+def _logged_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    if user is not None and getattr(request, "session", None) is not None:
+        notify(user.pk, session=request.session.session_key)
+
+
+def connect_signals() -> None:
+    from vtt.models import Membership
+
+    post_save.connect(_membership_saved, sender=Membership, dispatch_uid="sockets-membership-saved")
+    post_delete.connect(_membership_deleted, sender=Membership, dispatch_uid="sockets-membership-deleted")
+    post_save.connect(_user_saved, sender=get_user_model(), dispatch_uid="sockets-user-saved")
+    user_logged_out.connect(_logged_out, dispatch_uid="sockets-logged-out")
+
+
+# ---------------------------------------------------------------- presence store
+
+
+class MemoryStore:
+    """One process: plain dicts."""
+
+    def __init__(self) -> None:
+        self.battles: dict[int, dict[str, tuple[str, float]]] = {}
+        self.ips: dict[str, set[str]] = {}
+
+    async def ip_count(self, ip: str) -> int:
+        return len(self.ips.get(ip, ()))
+
+    async def add(self, battle_id: int, channel: str, user_id: str, ip: str | None) -> dict[str, tuple[str, float]]:
+        entries = self.battles.setdefault(battle_id, {})
+        entries[channel] = (user_id, time.time())
+        if ip:
+            self.ips.setdefault(ip, set()).add(channel)
+        return dict(entries)
+
+    async def entries(self, battle_id: int) -> dict[str, tuple[str, float]]:
+        return dict(self.battles.get(battle_id, {}))
+
+    async def remove(self, battle_id: int, channel: str, ip: str | None) -> dict[str, tuple[str, float]]:
+        entries = self.battles.get(battle_id, {})
+        entries.pop(channel, None)
+        if not entries:
+            self.battles.pop(battle_id, None)
+        if ip and ip in self.ips:
+            self.ips[ip].discard(channel)
+            if not self.ips[ip]:
+                del self.ips[ip]
+        return dict(entries)
+
+
+class RedisStore:
+    """Every process: one hash per battle (channel -> "user|opened at") and one per address."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        self.url = url
+        self.prefix = prefix
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+    def _redis(self) -> Any:
+        import redis.asyncio as redis
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = redis.Redis.from_url(self.url)
+        return client
+
+    def _battle_key(self, battle_id: int) -> str:
+        return f"{self.prefix}:presence:{battle_id}"
+
+    def _ip_key(self, ip: str) -> str:
+        return f"{self.prefix}:sockets-ip:{ip}"
+
+    @staticmethod
+    def _decode(raw: dict[bytes, bytes]) -> dict[str, tuple[str, float]]:
+        out = {}
+        for channel, value in raw.items():
+            user, _, opened = value.decode().partition("|")
+            try:
+                out[channel.decode()] = (user, float(opened))
+            except ValueError:
+                continue
+        return out
+
+    async def ip_count(self, ip: str) -> int:
+        return int(await self._redis().hlen(self._ip_key(ip)))
+
+    async def add(self, battle_id: int, channel: str, user_id: str, ip: str | None) -> dict[str, tuple[str, float]]:
+        key = self._battle_key(battle_id)
+        pipe = self._redis().pipeline()
+        pipe.hset(key, channel, f"{user_id}|{time.time()}")
+        pipe.expire(key, KEY_TTL)
+        if ip:
+            pipe.hset(self._ip_key(ip), channel, str(time.time()))
+            pipe.expire(self._ip_key(ip), KEY_TTL)
+        pipe.hgetall(key)
+        result = await pipe.execute()
+        return self._decode(result[-1])
+
+    async def entries(self, battle_id: int) -> dict[str, tuple[str, float]]:
+        return self._decode(await self._redis().hgetall(self._battle_key(battle_id)))
+
+    async def remove(self, battle_id: int, channel: str, ip: str | None) -> dict[str, tuple[str, float]]:
+        key = self._battle_key(battle_id)
+        pipe = self._redis().pipeline()
+        pipe.hdel(key, channel)
+        if ip:
+            pipe.hdel(self._ip_key(ip), channel)
+        pipe.hgetall(key)
+        result = await pipe.execute()
+        return self._decode(result[-1])
+
+
+_store: MemoryStore | RedisStore | None = None
+
+
+def store() -> MemoryStore | RedisStore:
+    global _store
+    if _store is None:
+        url = getattr(settings, "REDIS_URL", "") or ""
+        _store = RedisStore(url, os.environ.get("CHANNEL_PREFIX", "vtt")) if url else MemoryStore()
+    return _store
+
+
+def reset_store() -> None:
+    """Forget the store and, on Redis, its keys under this prefix (tests: ids repeat between tests)."""
+    global _store
+    if isinstance(_store, RedisStore) or (_store is None and getattr(settings, "REDIS_URL", "")):
+        import redis
+
+        prefix = os.environ.get("CHANNEL_PREFIX", "vtt")
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        for pattern in (f"{prefix}:presence:*", f"{prefix}:sockets-ip:*"):
+            keys = list(client.scan_iter(pattern))
+            if keys:
+                client.delete(*keys)
+        client.close()
+    _store = None

@@ -1,0 +1,14 @@
+"""The campaign page's list of kept battles (date, participants, outcome)."""
+
+from __future__ import annotations
+
+from django import template
+
+from combat.archive import battle_rows as rows_of
+
+register = template.Library()
+
+
+@register.simple_tag
+def battle_rows(campaign):
+    return rows_of(campaign)

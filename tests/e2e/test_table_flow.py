@@ -1,0 +1,368 @@
+"""The whole way to the first roll, counted in a real Chromium.
+
+A new GM (1280 px) signs up, makes a campaign, invites a player and copies the
+link; the player (a 390 x 844 phone) signs up through the link, makes a
+character from a template; the GM makes a battle with the party and two
+monsters and starts it; the player joins from the live notice and attacks.
+Each click or tap and each typed field is counted. One line per ruleset:
+
+    table-flow ruleset=<key> GM clicks=<N> player taps=<M> fields=<K>
+
+Screenshots of each new screen at 390 and 1280 px go to tests/e2e/artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from combat.engine.rulesets import get_ruleset
+from tests.e2e.conftest import ARTIFACTS, LAPTOP, PHONE
+from tests.e2e.seats import WAIT, phone_layout_problems, wait_live
+
+PASSWORD = "a-long-pass-phrase-7"
+RULESETS = ["luck", "mist", "paradigm"]
+# The template the player picks: a hero with a ranged attack, so the first attack needs no move.
+HERO = {"luck": "Mage", "mist": "Mage", "paradigm": "Mage"}
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.clicks = 0
+        self.fields = 0
+
+    def click(self, locator) -> None:
+        locator.click()
+        self.clicks += 1
+
+    def fill(self, locator, value: str) -> None:
+        locator.fill(value)
+        self.fields += 1
+
+    def select(self, locator, value: str) -> None:
+        locator.select_option(value)
+        self.fields += 1
+
+
+def snap(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"flow-{name}.png"), full_page=True)
+
+
+def snap_both(page, name: str) -> None:
+    """The same screen at laptop and phone width, then back to the page's own size."""
+    size = page.viewport_size
+    for label, viewport in (("1280", LAPTOP), ("390", PHONE)):
+        page.set_viewport_size(viewport)
+        snap(page, f"{name}-{label}")
+    page.set_viewport_size(size)
+
+
+def no_sideways_scroll(page) -> None:
+    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 1, f"{page.url} scrolls sideways by {wide}px"
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_new_gm_to_first_roll(asgi_server, browser, ruleset, capsys):
+    base = asgi_server
+    gm_ctx = browser.new_context(viewport=LAPTOP)
+    gm_ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    gm_ctx.set_default_timeout(WAIT)
+    gm = gm_ctx.new_page()
+    pl_ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    pl_ctx.set_default_timeout(WAIT)
+    pl = pl_ctx.new_page()
+    g, p = Counter(), Counter()
+    rules = get_ruleset(ruleset)
+
+    # --- the GM signs up and makes a campaign
+    gm.goto(base + "/accounts/signup/")
+    g.fill(gm.get_by_label("Username"), f"gm_{ruleset}")
+    g.fill(gm.get_by_label("Password", exact=True), PASSWORD)
+    g.fill(gm.get_by_label("Password confirmation"), PASSWORD)
+    g.click(gm.get_by_role("button", name="Create account"))
+    g.click(gm.get_by_role("link", name="New campaign"))
+    g.fill(gm.get_by_label("Name"), f"The {rules.name} table")
+    g.select(gm.get_by_label("Ruleset"), ruleset)
+    expect(gm.locator("#house-rules input[name=options_for]")).to_have_value(ruleset)
+    snap_both(gm, f"{ruleset}-campaign-form")
+    g.click(gm.get_by_role("button", name="Create campaign"))
+    gm.wait_for_url(re.compile(r".*/campaigns/\d+/$"))
+    campaign_url = gm.url
+
+    # --- invite a player: create the link, copy it
+    g.click(gm.get_by_role("button", name="Create invite link"))
+    copy = gm.locator("[data-copy]").first
+    g.click(copy)
+    expect(copy).to_have_text("Copied!")
+    link = gm.evaluate("navigator.clipboard.readText()")
+    assert "/join/" in link
+    snap_both(gm, f"{ruleset}-campaign-gm")
+
+    # --- the player opens the link on a phone, signs up and joins in one submit
+    pl.goto(link)
+    expect(pl.locator("h1")).to_contain_text(f"gm_{ruleset} invites you to The {rules.name} table")
+    snap_both(pl, f"{ruleset}-invite")
+    signup = pl.locator(".join-signup")
+    p.fill(signup.get_by_label("Username"), f"player_{ruleset}")
+    p.fill(signup.get_by_label("Password", exact=True), PASSWORD)
+    p.fill(signup.get_by_label("Password confirmation"), PASSWORD)
+    p.click(signup.get_by_role("button", name="Sign up and join"))
+    pl.wait_for_url(campaign_url)
+    expect(pl.locator("main")).to_contain_text("Make your character next")
+    # --- a character from a template, playable at once
+    p.click(pl.locator(".next-step").get_by_role("link", name="Make your character"))
+    p.click(pl.locator(".templates").get_by_role("link", name=HERO[ruleset], exact=True))
+    expect(pl.get_by_label("Name", exact=True)).to_have_value(HERO[ruleset])
+    snap_both(pl, f"{ruleset}-character-template")
+    p.click(pl.get_by_role("button", name="Create character"))
+    pl.wait_for_url(re.compile(r".*/campaigns/\d+/$"))
+    no_sideways_scroll(pl)
+    setup_taps = p.clicks
+
+    # --- the GM: New battle -> party + two monsters -> create -> start
+    gm.goto(campaign_url)  # the GM's campaign page, as it would be after the player joined
+    g.click(gm.get_by_role("link", name="New battle"))
+    first_monster = gm.locator("input.count").first
+    g.fill(first_monster, "2")
+    snap_both(gm, f"{ruleset}-new-battle")
+    battle_clicks_before = g.clicks
+    g.click(gm.get_by_role("button", name="Create the battle"))
+    gm.wait_for_url(re.compile(r".*/battles/\d+/$"))
+    battle_url = gm.url
+    wait_live(gm)
+    expect(gm.locator("#board .token")).to_have_count(3)
+    snap_both(gm, f"{ruleset}-setup")
+    start = gm.get_by_role("button", name="Start the battle")
+    g.click(start)
+    assert g.clicks - battle_clicks_before + 1 <= 4, "New battle -> started battle takes at most 4 clicks"
+
+    # --- the player's campaign page hears it live and joins
+    notice = pl.locator("#battle-notice")
+    expect(notice).to_contain_text("has started")
+    snap_both(pl, f"{ruleset}-campaign-live")
+    p.click(notice.get_by_role("link", name="Join the battle"))
+    pl.wait_for_url(battle_url)
+    wait_live(pl)
+
+    # --- monsters before the player: the GM skips their turns (a round may open with a question
+    # for the player first, e.g. Paradigm's job switch: one tap on its default answer)
+    for _ in range(6):
+        if pl.locator("#actions .your-turn").count():
+            break
+        before = int(pl.locator("#battle-seq").get_attribute("data-seq") or 0)
+        if pl.locator("#prompt").is_visible():
+            snap(pl, f"{ruleset}-prompt-390")
+            p.click(pl.locator("#prompt button.opt.default"))
+        else:
+            g.click(gm.get_by_role("button", name="Skip this turn"))
+        pl.wait_for_function("n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=before)
+    expect(pl.locator("#actions .your-turn")).to_contain_text("Your turn")
+    snap(pl, f"{ruleset}-your-turn-390")
+    assert phone_layout_problems(pl) == [], "the player's phone on their turn"
+
+    # --- the first attack: the option, the target, confirm (three taps)
+    taps_before = p.clicks
+    option = None
+    target = None
+    for form in pl.locator("#actions form.act-form.needs-pick").all():
+        if form.locator("button[disabled]").count():
+            continue
+        pick = json.loads(form.get_attribute("data-option") or "{}")
+        enemies = [cid for cid in pick.get("targets", [])
+                   if pl.locator(f'#board .token.side-enemy[data-cid="{cid}"]').count()]
+        if enemies:
+            option, target = form, enemies[0]
+            break
+    assert option is not None, "no attack of the template hero reaches a monster"
+    p.click(option.locator("button[data-pick]"))
+    p.click(pl.locator(f'#board .token[data-cid="{target}"]'))
+    p.click(pl.locator("#confirm button[data-confirm=yes]"))
+    outcome = pl.locator("#battle-messages .msg.outcome")
+    expect(outcome).to_be_visible()
+    text = outcome.inner_text()
+    assert re.search(r"Hit!|Miss\.|Critical hit!|damage|Waiting", text), text
+    snap(pl, f"{ruleset}-outcome-390")
+    attack_taps = p.clicks - taps_before
+    expect(gm.locator("#log .entry").first).to_be_visible()
+    # Point 8: the GM's "has begun" line gave way once the battle moved on.
+    expect(gm.locator("#battle-messages")).not_to_contain_text("has begun")
+    snap(gm, f"{ruleset}-battle-gm-1280")
+
+    # Tap targets on the battle page: the campaign link and the tokens are at least 44 px.
+    for locator in (pl.locator(".crumb-link"), pl.locator("#board .token").first):
+        box = locator.bounding_box()
+        assert box and box["width"] >= 44 and box["height"] >= 44, box
+
+    fields = g.fields + p.fields
+    with capsys.disabled():
+        print(f"\ntable-flow ruleset={ruleset} GM clicks={g.clicks} player taps={attack_taps} fields={fields}")
+        print(f"  (player: {setup_taps} taps to sign up, join and make a character; "
+              f"{p.clicks} taps in all)")
+    assert g.clicks <= 15
+    assert attack_taps <= 3
+    gm_ctx.close()
+    pl_ctx.close()
+
+
+def _small_table(gm_viewport, ruleset: str = "luck"):
+    """A campaign with a GM, a player's template hero and two template monsters, in setup (through the services)."""
+    from django.contrib.auth import get_user_model  # noqa: PLC0415
+
+    from combat import setup  # noqa: PLC0415
+    from tests.e2e.seats import PASSWORD as SEAT_PASSWORD  # noqa: PLC0415
+    from vtt.content import character_templates  # noqa: PLC0415
+    from vtt.models import Campaign, Character, CharacterKind, Membership  # noqa: PLC0415
+
+    User = get_user_model()
+    gm = User.objects.create_user(f"gm-{ruleset}-{gm_viewport['width']}", password=SEAT_PASSWORD)
+    player = User.objects.create_user(f"pl-{ruleset}-{gm_viewport['width']}", password=SEAT_PASSWORD)
+    rules = get_ruleset(ruleset)
+    campaign = Campaign.objects.create(name="Placing", ruleset=ruleset, owner=gm, options=rules.default_options())
+    Membership.objects.create(user=gm, campaign=campaign, role="gm")
+    Membership.objects.create(user=player, campaign=campaign, role="player")
+    hero_name, hero = next(iter(character_templates(campaign, "pc").items()))
+    foe_name, foe = next(iter(character_templates(campaign, "monster").items()))
+    pc = Character.objects.create(campaign=campaign, name=hero_name, owner=player, sheet=hero)
+    monster = Character.objects.create(campaign=campaign, name=foe_name, kind=CharacterKind.MONSTER, sheet=foe)
+    made = setup.setup_battle(campaign, gm, "Placing", 12, 10, [setup.Recruit(pc), setup.Recruit(monster, 2)])
+    assert made.ok, made.reason
+    return gm, player, made.battle_id
+
+
+def _open(browser, base, user, viewport):
+    from tests.e2e.seats import login  # noqa: PLC0415
+
+    phone = viewport is PHONE
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    context.set_default_timeout(WAIT)
+    page = context.new_page()
+    login(page, base, user.username)
+    return context, page
+
+
+def _token_at(page, cid: str):
+    token = page.locator(f'#board .token[data-cid="{cid}"]')
+    return token.get_attribute("data-x"), token.get_attribute("data-y")
+
+
+def test_point_3_the_gm_drags_a_token_on_a_laptop(asgi_server, browser):
+    from tests.e2e.seats import combatant_ids  # noqa: PLC0415
+
+    gm_user, _, battle_id = _small_table(LAPTOP)
+    context, gm = _open(browser, asgi_server, gm_user, LAPTOP)
+    gm.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(gm)
+    ids = combatant_ids(gm)
+    goblin = next(cid for name, cid in ids.items() if name.endswith("1"))
+    token = gm.locator(f'#board .token[data-cid="{goblin}"]')
+    box = token.bounding_box()
+    board = gm.locator("#board").bounding_box()
+    size = board["width"] / 12
+    # Drag from its square to column 4, row 3 (0-based 3, 2).
+    gm.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    gm.mouse.down()
+    gm.mouse.move(board["x"] + 3.5 * size, board["y"] + 2.5 * size, steps=8)
+    gm.mouse.up()
+    expect(token).to_have_attribute("data-x", "3")
+    expect(token).to_have_attribute("data-y", "2")
+    snap(gm, "placement-drag-1280")
+    context.close()
+
+
+def test_point_3_the_gm_taps_a_token_then_a_square_on_a_phone(asgi_server, browser):
+    from tests.e2e.seats import combatant_ids, tap_square  # noqa: PLC0415
+
+    gm_user, _, battle_id = _small_table(PHONE)
+    context, gm = _open(browser, asgi_server, gm_user, PHONE)
+    gm.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(gm)
+    ids = combatant_ids(gm)
+    goblin = next(cid for name, cid in ids.items() if name.endswith("2"))
+    token = gm.locator(f'#board .token[data-cid="{goblin}"]')
+    # Every token starts inside what the phone shows of the board, without scrolling it.
+    view = gm.locator(".board-scroll").bounding_box()
+    for t in gm.locator("#board .token").all():
+        box = t.bounding_box()
+        assert box["x"] + box["width"] <= view["x"] + view["width"] + 1, "a token starts off the phone's screen"
+        assert box["y"] + box["height"] <= view["y"] + view["height"] + 1
+    token.tap()
+    expect(gm.locator("#board-hint")).to_contain_text("Tap a square for")
+    tap_square(gm, 4, 4)
+    expect(token).to_have_attribute("data-x", "4")
+    expect(token).to_have_attribute("data-y", "4")
+    snap(gm, "placement-tap-390")
+    # Point 8: Start is in the bar at the bottom; its message gives way to the next action's.
+    gm.get_by_role("button", name="Start the battle").click()
+    messages = gm.locator("#battle-messages")
+    expect(messages).to_contain_text("has begun")
+    gm.get_by_role("button", name="Skip this turn").click()
+    expect(messages).not_to_contain_text("has begun")
+    context.close()
+
+
+def test_point_10_tap_targets_on_the_battle_page_are_at_least_44px(asgi_server, browser):
+    _, player, battle_id = _small_table(PHONE, "mist")
+    context, page = _open(browser, asgi_server, player, PHONE)
+    page.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(page)
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('#battle-root a, #battle-root button, #board .token')]
+              .filter(el => el.offsetParent !== null)
+              .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
+              .filter(([, r]) => r.width < 44 || r.height < 44)
+              .map(([name, r]) => `${name} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+    )
+    assert small == [], small
+    context.close()
+
+
+def test_point_2_a_player_is_told_on_the_phone_when_their_character_is_hit(asgi_server, browser):
+    from combat import services  # noqa: PLC0415
+    from tests.live.table import PASSWORD as TABLE_PASSWORD  # noqa: PLC0415
+    from tests.live.table import table  # noqa: PLC0415
+
+    users, _, battle = table()
+    state = services.load_state(battle)
+    ayla = state.current()
+    r = services.submit_action(battle.pk, users["player"], {"kind": "end_turn", "actor": ayla.id}, battle.seq)
+    goblin = r.state.current()
+    assert goblin.name == "Goblin"
+    bram = next(c for c in r.state.combatants.values() if c.name == "Bram")
+    assert services.gm_override(battle.pk, users["gm"], {"kind": "gm.move", "params": {
+        "combatant": goblin.id, "pos": [1, 2]}}, r.seq).ok
+
+    def seat(user, viewport):
+        phone = viewport is PHONE
+        context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+        context.set_default_timeout(WAIT)
+        page = context.new_page()
+        page.goto(asgi_server + "/accounts/login/")
+        page.get_by_label("Username").fill(user.username)
+        page.get_by_label("Password").fill(TABLE_PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(re.compile(r".*/campaigns/.*"))
+        page.goto(f"{asgi_server}/battles/{battle.pk}/")
+        wait_live(page)
+        return context, page
+
+    gm_ctx, gm = seat(users["gm"], LAPTOP)
+    pl_ctx, pl = seat(users["other_player"], PHONE)
+    spear = gm.locator('#actions form.act-form:has(input[name=params][value*="weapon:spear"])')
+    spear.locator("button[data-pick]").click()
+    gm.locator(f'#board .token[data-cid="{bram.id}"]').click()
+    gm.locator("#confirm button[data-confirm=yes]").click()
+    # Bram may parry: his phone asks; he takes the hit.
+    prompt = pl.locator("#prompt")
+    expect(prompt).to_be_visible()
+    prompt.get_by_role("button", name="Take the hit").click()
+    notice = pl.locator("#sheet .hit-notice")
+    expect(notice).to_contain_text("Bram is hit by Goblin")
+    expect(pl.locator("#flow-toast")).to_contain_text("Bram is hit by Goblin")
+    snap(pl, "notice-hit-390")
+    gm_ctx.close()
+    pl_ctx.close()

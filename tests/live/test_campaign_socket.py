@@ -1,0 +1,96 @@
+"""The campaign page's websocket: members hear, without a reload, that a battle was created or started."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+from django.urls import reverse
+
+from tests.live.conftest import application, frames, session_cookie
+from tests.live.table import table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def campaign_socket(campaign_id: int, cookie: str | None):
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if cookie:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    return WebsocketCommunicator(application(), f"/ws/campaigns/{campaign_id}/", headers=headers)
+
+
+def _start_as_gm(gm, battle_id: int) -> int:
+    client = Client()
+    client.force_login(gm)
+    return client.post(reverse("battle_start", args=[battle_id]), HTTP_HX_REQUEST="true").status_code
+
+
+def _new_battle_as_gm(gm, campaign_id: int) -> int:
+    client = Client()
+    client.force_login(gm)
+    return client.post(reverse("battle_new", args=[campaign_id]),
+                       {"name": "Second", "width": "10", "height": "8", "party": "on"}).status_code
+
+
+async def test_point_5_a_players_campaign_page_hears_that_a_battle_started():
+    users, campaign, battle = await database_sync_to_async(table)(start=False)
+    cookie = await database_sync_to_async(session_cookie)(users["player"])
+    comm = campaign_socket(campaign.pk, cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    try:
+        assert await database_sync_to_async(_start_as_gm)(users["gm"], battle.pk) == 200
+        got = "".join(await frames(comm, timeout=2.0, until="has started"))
+        assert f"{battle.name}</strong> has started" in got and reverse("battle", args=[battle.pk]) in got
+        assert 'id="battle-list"' in got and "In progress" in got
+        # A battle created later shows up in the list too.
+        assert await database_sync_to_async(_new_battle_as_gm)(users["gm"], campaign.pk) == 302
+        got = "".join(await frames(comm, timeout=2.0, until="Second"))
+        assert "Second" in got and "Setting up" in got
+    finally:
+        await comm.disconnect()
+
+
+@pytest.mark.parametrize("who", ["outsider", None])
+async def test_campaign_socket_refuses_non_members(who):
+    users, campaign, _ = await database_sync_to_async(table)(start=False)
+    cookie = await database_sync_to_async(session_cookie)(users[who]) if who else None
+    comm = campaign_socket(campaign.pk, cookie)
+    connected, _ = await comm.connect()
+    assert not connected
+    await comm.disconnect()
+
+
+async def test_a_removed_member_hears_nothing_more_and_is_disconnected():
+    users, campaign, battle = await database_sync_to_async(table)(start=False)
+    cookie = await database_sync_to_async(session_cookie)(users["player"])
+    comm = campaign_socket(campaign.pk, cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    from vtt.models import Membership  # noqa: PLC0415
+
+    await database_sync_to_async(Membership.objects.filter(user=users["player"], campaign=campaign).delete)()
+    assert await database_sync_to_async(_start_as_gm)(users["gm"], battle.pk) == 200
+    output = await comm.receive_output(timeout=2)
+    assert output["type"] == "websocket.close" and output.get("code") == 4403
+    await comm.disconnect()
+
+
+async def test_logging_out_closes_the_campaign_socket_of_that_session():
+    users, campaign, _ = await database_sync_to_async(table)(start=False)
+
+    def logged_in():
+        client = Client()
+        client.force_login(users["player"])
+        return client, client.cookies["sessionid"].value
+
+    client, cookie = await database_sync_to_async(logged_in)()
+    comm = campaign_socket(campaign.pk, cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    assert (await database_sync_to_async(client.post)(reverse("logout"))).status_code == 302
+    output = await comm.receive_output(timeout=2)
+    assert output["type"] == "websocket.close" and output.get("code") == 4403
+    await comm.disconnect()

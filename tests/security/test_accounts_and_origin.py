@@ -1,0 +1,160 @@
+"""Accounts and origins: sign-up, login throttling per address, the CSP header, the websocket Origin.
+
+- Sign-up is throttled per address, says only "not available" for a taken
+  name, normalises names (NFKC) and refuses one that looks like a taken name.
+- Failed logins are limited per username+address and per address over every
+  username; logging into an account of one's own does not reset the address.
+- Every page carries a strict Content-Security-Policy.
+- A websocket's Origin must match the socket's scheme, host and port.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+
+from tests.security.conftest import PASSWORD
+from vtt.forms import UNAVAILABLE, username_skeleton
+from vtt.wsorigin import origin_allowed
+
+NEW_PASSWORD = "a-long-new-pass-77"
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def _signup(username: str, ip: str = "203.0.113.5"):
+    return Client(REMOTE_ADDR=ip).post(reverse("signup"), {
+        "username": username, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
+
+
+# ------------------------------------------------------------------ sign-up
+
+
+@pytest.mark.parametrize("name", ["alice", "ALICE", "Alice", "ａｌｉｃｅ", "\u0430lice", "\u0430l\u0456\u0441\u0435"])
+def test_a_taken_or_lookalike_name_is_refused_without_saying_who_exists(db, name):
+    User = get_user_model()
+    User.objects.create_user("alice", password=PASSWORD)
+    before = User.objects.count()
+    response = _signup(name)
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "already exists" not in text
+    assert UNAVAILABLE in text or "one alphabet" in text
+    assert User.objects.count() == before
+
+
+def test_whole_script_lookalikes_are_refused_both_ways(db):
+    User = get_user_model()
+    User.objects.create_user("pace", password=PASSWORD)
+    assert UNAVAILABLE in _signup("\u0440\u0430\u0441\u0435").content.decode()  # all Cyrillic, looks like pace
+    User.objects.create_user("\u0441\u0430\u0440\u0435", password=PASSWORD)  # Cyrillic, looks like cape
+    assert UNAVAILABLE in _signup("cape").content.decode()
+    assert not User.objects.filter(username__in=["\u0440\u0430\u0441\u0435", "cape"]).exists()
+
+
+def test_names_are_normalised_and_honest_names_pass(db):
+    assert _signup("ｂｏｂ").status_code == 302  # fullwidth letters: stored as NFKC "bob"
+    assert get_user_model().objects.filter(username="bob").exists()
+    assert _signup("Zoë", ip="203.0.113.6").status_code == 302
+    assert _signup("Дмитрий", ip="203.0.113.7").status_code == 302  # one alphabet, like no one else
+    assert username_skeleton("\u0430lice") == "alice"
+
+
+def test_sign_up_is_throttled_per_address(db, settings):
+    settings.SIGNUP_LIMIT = 3
+    User = get_user_model()
+    for i in range(3):
+        assert _signup(f"newcomer{i}").status_code == 302
+    refused = _signup("newcomer3")
+    assert refused.status_code == 429 and "Too many sign-ups" in refused.content.decode()
+    assert not User.objects.filter(username="newcomer3").exists()
+    # Failed attempts count too (guessing names), and another address is not affected.
+    assert _signup("newcomer4").status_code == 429
+    assert _signup("newcomer4", ip="198.51.100.20").status_code == 302
+
+
+# ------------------------------------------------------------------ login throttling per address
+
+
+def _login(username: str, password: str, ip: str = "203.0.113.9"):
+    return Client(REMOTE_ADDR=ip).post(reverse("login"), {"username": username, "password": password})
+
+
+def test_one_address_spraying_many_accounts_is_locked_out(db, settings):
+    settings.AXES_ENABLED = True
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 5
+    settings.LOGIN_FAILURES_PER_IP = 6
+    User = get_user_model()
+    for i in range(8):
+        User.objects.create_user(f"victim{i}", password=PASSWORD)
+    User.objects.create_user("sprayer", password=PASSWORD)
+    for i in range(5):  # one wrong password per account: no account reaches its own limit
+        assert _login(f"victim{i}", "wrong-pass").status_code == 200
+    # Logging into an account of one's own does not wipe the address's failures.
+    assert _login("sprayer", PASSWORD).status_code == 302
+    assert _login("victim5", "wrong-pass").status_code == 429  # the 6th failure from this address
+    assert _login("victim6", PASSWORD).status_code == 429  # locked: even a right password
+    assert _login("victim6", PASSWORD, ip="198.51.100.30").status_code == 302  # another address is fine
+
+
+# ------------------------------------------------------------------ CSP
+
+
+@pytest.mark.parametrize("url", ["/accounts/login/", "/accounts/signup/", "/"])
+def test_every_page_carries_a_strict_content_security_policy(db, url):
+    response = Client().get(url)
+    policy = response.headers["Content-Security-Policy"]
+    directives = {d.split()[0]: d.split()[1:] for d in policy.split(";") if d.strip()}
+    assert directives["default-src"] == ["'self'"]
+    assert directives["script-src"][0] == "'self'"
+    assert all(not s.startswith(("'unsafe", "http", "*", "data:")) for s in directives["script-src"][1:])
+    assert directives["style-src"] == ["'self'"]
+    assert directives["object-src"] == ["'none'"] and directives["frame-ancestors"] == ["'none'"]
+    assert directives["connect-src"] == ["'self'"] and directives["base-uri"] == ["'none'"]
+    assert "<script>" not in response.content.decode()  # no inline script to allow
+
+
+# ------------------------------------------------------------------ websocket Origin
+
+
+def _scope(origin: str | None, host: str, scheme: str = "ws") -> dict:
+    headers = [(b"host", host.encode())]
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
+    return {"type": "websocket", "scheme": scheme, "headers": headers}
+
+
+@pytest.mark.parametrize(("origin", "host", "scheme", "allowed"), [
+    ("http://127.0.0.1:8000", "127.0.0.1:8000", "ws", True),
+    ("http://localhost", "localhost", "ws", True),
+    ("http://localhost:80", "localhost", "ws", True),
+    ("https://localhost", "localhost", "wss", True),
+    ("http://127.0.0.1:9999", "127.0.0.1:8000", "ws", False),  # another port
+    ("https://127.0.0.1:8000", "127.0.0.1:8000", "ws", False),  # another scheme
+    ("http://localhost", "localhost", "wss", False),
+    ("http://evil.example:8000", "127.0.0.1:8000", "ws", False),
+    ("http://evil.example", "evil.example", "ws", False),  # not an allowed host
+    ("null", "127.0.0.1:8000", "ws", False),
+    (None, "127.0.0.1:8000", "ws", False),
+    ("http://127.0.0.1:8000/page", "127.0.0.1:8000", "ws", False),
+    ("http://127.0.0.1:99999", "127.0.0.1:99999", "ws", False),
+])
+def test_the_websocket_origin_must_match_scheme_host_and_port(settings, origin, host, scheme, allowed):
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    settings.CSRF_TRUSTED_ORIGINS = []
+    assert origin_allowed(_scope(origin, host, scheme)) is allowed
+
+
+def test_a_trusted_origin_is_allowed(settings):
+    settings.ALLOWED_HOSTS = ["vtt.example.org"]
+    settings.CSRF_TRUSTED_ORIGINS = ["https://vtt.example.org"]
+    assert origin_allowed(_scope("https://vtt.example.org", "10.0.0.11:8001"))
+    assert not origin_allowed(_scope("https://vtt.example.org:444", "10.0.0.11:8001"))

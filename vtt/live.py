@@ -1,0 +1,27 @@
+"""Pushes to open campaign pages (``vtt.consumers``): the battle list after a battle is created or starts."""
+
+from __future__ import annotations
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+from combat.sockets import safe_group_send
+from vtt.consumers import campaign_group
+
+log = logging.getLogger(__name__)
+
+
+def battles_changed(campaign, started=None) -> None:
+    """Render the campaign's battle list once (and a notice when ``started`` began) and push it to members."""
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        html = render_to_string("combat/campaign_battles.html#battle_list", {"campaign": campaign})
+        html += render_to_string("combat/campaign_battles.html#battle_notice", {"started": started})
+        async_to_sync(safe_group_send)(layer, campaign_group(campaign.pk), {"type": "campaign.battles", "html": html})
+    except Exception:  # a failed push must never fail the request that changed the battle
+        log.exception("campaign push for campaign %s failed", campaign.pk)
