@@ -22,6 +22,9 @@
   var announced = { turn: null, prompt: "" };
   var wide = window.matchMedia("(min-width: 60rem)");
   var coarse = window.matchMedia("(pointer: coarse)");
+  // A touch screen stays one: Chromium answers "(pointer: coarse)" with false for a moment while it
+  // takes a full-page screenshot, and a fit in that moment would shrink the tokens below a tap.
+  var touch = coarse.matches || (navigator.maxTouchPoints || 0) > 0;
 
   function board() { return document.getElementById("board"); }
   function dims() {
@@ -65,7 +68,7 @@
     scroller.style.removeProperty("max-height");
     var w = scroller.clientWidth - 8;
     var h = scroller.clientHeight - 8;
-    var least = auto === true && coarse.matches ? TOUCH : MIN;
+    var least = auto === true && (touch || coarse.matches) ? TOUCH : MIN;
     setCell(Math.max(least, Math.floor(Math.min(w / d.cols, h / d.rows))));
     scroller.scrollLeft = 0;
     scroller.scrollTop = 0;
@@ -365,9 +368,13 @@
     if (e.detail && e.detail.target && e.detail.target.id === "board") { after(); }
   });
   var lastWidth = window.innerWidth;
+  var resized = null;
   window.addEventListener("resize", function () {
-    // Turning a phone or resizing a window re-fits a board that was fitted, not one zoomed by hand.
-    if (Math.abs(window.innerWidth - lastWidth) > 40) { lastWidth = window.innerWidth; fit(true); }
+    // Turning a phone or resizing a window re-fits the board once the size has settled.
+    window.clearTimeout(resized);
+    resized = window.setTimeout(function () {
+      if (Math.abs(window.innerWidth - lastWidth) > 40) { lastWidth = window.innerWidth; fit(true); }
+    }, 150);
   });
   applyGeometry();
   fit(true);

@@ -215,6 +215,30 @@ def test_a_pinch_zooms_the_board_on_a_phone(asgi_server, browser):
     assert dock["y"] < PHONE["height"] and page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_phone_keeps_tap_sized_tokens_when_the_pointer_query_flickers(asgi_server, browser):
+    # Chromium answers "(pointer: coarse)" with false for a moment during a full-page screenshot,
+    # and a re-fit in that moment shrank a phone's squares to 30 px: a phone stays a touch screen.
+    t = make_table("luck")
+    battle_id = battle_on_a_map(t)
+    page = new_page(browser, PHONE)
+    login(page, asgi_server, t["users"]["bob"].username)
+    page.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(page)
+    token = page.locator("#board .token").first
+    assert token.bounding_box()["width"] >= 44
+    cdp = page.context.new_cdp_session(page)
+    page.set_viewport_size({"width": 600, "height": PHONE["height"]})
+    page.wait_for_timeout(400)
+    cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    assert page.evaluate("matchMedia('(pointer: coarse)').matches") is False
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(400)
+    box = token.bounding_box()
+    cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    assert box["width"] >= 44 and box["height"] >= 44, box
+
+
 # ---------------------------------------------------------------- keyboard only
 
 
