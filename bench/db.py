@@ -75,8 +75,16 @@ def new_battle(gm, campaign, seed: int) -> int:
     return bid
 
 
-def play(bid: int, gm, players, rng: random.Random, actions: int, timings: list[float],
-         engine: list[float], queries: list[int]) -> None:
+def play(
+    bid: int,
+    gm,
+    players,
+    rng: random.Random,
+    actions: int,
+    timings: list[float],
+    engine: list[float],
+    queries: list[int],
+) -> None:
     for _ in range(actions):
         battle = Battle.objects.get(pk=bid)
         state = services.load_state(battle)
@@ -103,7 +111,9 @@ def grow(bid: int, gm, size: int) -> None:
     battle = Battle.objects.get(pk=bid)
     target = next(iter(services.load_state(battle).combatants))
     while Battle.objects.get(pk=bid).seq < size:
-        assert services.gm_override(bid, gm, {"kind": "gm.set_hp", "params": {"combatant": target, "hp": 5}}).ok
+        assert services.gm_override(
+            bid, gm, {"kind": "gm.set_hp", "params": {"combatant": target, "hp": 5}}
+        ).ok
 
 
 def ms(values: list[float], q: float) -> float:
@@ -166,18 +176,28 @@ def main() -> None:
         if connection.vendor == "sqlite":
             with connection.cursor() as cursor:
                 journal = " journal_mode=" + cursor.execute("PRAGMA journal_mode").fetchone()[0]
-        print(f"database: {connection.vendor}{journal}; {len(short_t)} accepted actions on a fresh battle, "
-              f"{len(long_t)} on a battle with a 2000+ event log (live hook off)")
+        print(
+            f"database: {connection.vendor}{journal}; {len(short_t)} accepted actions on a fresh battle, "
+            f"{len(long_t)} on a battle with a 2000+ event log (live hook off)"
+        )
         for label, t, e in (("fresh log", short_t, short_e), ("2000-event log", long_t, long_e)):
-            print(f"  {label:15} service p50 {ms(t, 50):6.2f} ms  p95 {ms(t, 95):6.2f} ms  "
-                  f"(engine alone p50 {ms(e, 50):5.2f} ms)")
-        print(f"  queries per action: min {min(short_q + long_q)} max {max(short_q + long_q)} "
-              "(BEGIN, lock+role+token SELECT, INSERT events, UPDATE battle, COMMIT)")
+            print(
+                f"  {label:15} service p50 {ms(t, 50):6.2f} ms  p95 {ms(t, 95):6.2f} ms  "
+                f"(engine alone p50 {ms(e, 50):5.2f} ms)"
+            )
+        print(
+            f"  queries per action: min {min(short_q + long_q)} max {max(short_q + long_q)} "
+            "(BEGIN, lock+role+token SELECT, INSERT events, UPDATE battle, COMMIT)"
+        )
         if live_t:
-            print(f"  with combat.live.battle_changed on commit: p50 {ms(live_t, 50):6.2f} ms  "
-                  f"p95 {ms(live_t, 95):6.2f} ms")
-        print(f"service_ms_p50={ms(short_t, 50):.2f} service_ms_p95={ms(short_t, 95):.2f} "
-              f"queries_per_action={max(short_q + long_q)} long_log_p50_ms={ms(long_t, 50):.2f}")
+            print(
+                f"  with combat.live.battle_changed on commit: p50 {ms(live_t, 50):6.2f} ms  "
+                f"p95 {ms(live_t, 95):6.2f} ms"
+            )
+        print(
+            f"service_ms_p50={ms(short_t, 50):.2f} service_ms_p95={ms(short_t, 95):.2f} "
+            f"queries_per_action={max(short_q + long_q)} long_log_p50_ms={ms(long_t, 50):.2f}"
+        )
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 

@@ -35,7 +35,9 @@ def roster(key: str) -> list[tuple[str, str, dict]]:
     if heroes and monsters:
         return [(n, "party", s) for n, s in heroes.items()] + [(n, "enemy", s) for n, s in monsters.items()]
     defaults = RULESETS[key].sheet_schema.defaults()
-    return [(f"Hero {i}", "party", defaults) for i in range(3)] + [(f"Foe {i}", "enemy", defaults) for i in range(2)]
+    return [(f"Hero {i}", "party", defaults) for i in range(3)] + [
+        (f"Foe {i}", "enemy", defaults) for i in range(2)
+    ]
 
 
 def setup(key: str, seed: int):
@@ -44,11 +46,19 @@ def setup(key: str, seed: int):
     state = replay(log)
     count = {"party": 0, "enemy": 0}
     for i, (name, side, sheet) in enumerate(roster(key)):
-        params = {"name": name, "side": side, "sheet": sheet, "controller": str(i) if side == "party" else None}
+        params = {
+            "name": name,
+            "side": side,
+            "sheet": sheet,
+            "controller": str(i) if side == "party" else None,
+        }
         j = count[side]
         count[side] += 1
         if rules.board == "grid":
-            params["pos"] = [(0 if side == "party" else 11) + (j // 5) * (1 if side == "party" else -1), 2 * (j % 5)]
+            params["pos"] = [
+                (0 if side == "party" else 11) + (j // 5) * (1 if side == "party" else -1),
+                2 * (j % 5),
+            ]
         else:
             params["row"] = "front" if i % 2 == 0 else "back"
         events, state = resolve(state, Action("setup.add_combatant", None, params), Dice(seed, state.seq))
@@ -76,7 +86,9 @@ def play(key: str, seed: int) -> tuple[int, float, list]:
         spent += time.perf_counter() - t0
         if isinstance(out, Refusal):  # a legal action refused is a bug: report it, stop this battle
             REFUSED[key] = REFUSED.get(key, 0) + 1
-            print(f"warning: {key} seed {seed}: legal action refused: {action} -> {out.reason}", file=sys.stderr)
+            print(
+                f"warning: {key} seed {seed}: legal action refused: {action} -> {out.reason}", file=sys.stderr
+            )
             break
         events, state = out
         log += events
@@ -104,9 +116,11 @@ def main() -> None:
                 longest = log
         total_actions += n_actions
         total_time += t_spent
-        print(f"{key:14} battles={args.battles} actions={n_actions} events={events} "
-              f"median_rounds={statistics.median(rounds)} actions_per_s={n_actions / t_spent:.0f} "
-              f"us_per_action={1e6 * t_spent / n_actions:.1f} refused_legal={REFUSED.get(key, 0)}")
+        print(
+            f"{key:14} battles={args.battles} actions={n_actions} events={events} "
+            f"median_rounds={statistics.median(rounds)} actions_per_s={n_actions / t_spent:.0f} "
+            f"us_per_action={1e6 * t_spent / n_actions:.1f} refused_legal={REFUSED.get(key, 0)}"
+        )
     for seed in range(1000, 1200):  # find a battle long enough (bounded search)
         if len(longest) >= 1000:
             break
@@ -126,8 +140,10 @@ def main() -> None:
         type(state).from_dict(state.to_dict())
         snapshot_ms.append(1000 * (time.perf_counter() - t0))
     rebuild_ms = 1000 * statistics.median(samples)
-    print(f"rebuild of {len(log1000)} events: median {rebuild_ms:.2f} ms; snapshot round trip "
-          f"{statistics.median(snapshot_ms):.3f} ms; playable rulesets: {', '.join(playable)}")
+    print(
+        f"rebuild of {len(log1000)} events: median {rebuild_ms:.2f} ms; snapshot round trip "
+        f"{statistics.median(snapshot_ms):.3f} ms; playable rulesets: {', '.join(playable)}"
+    )
     print(f"actions_per_s={total_actions / total_time:.0f} rebuild_1000_ms={rebuild_ms:.1f}")
 
 

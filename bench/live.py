@@ -74,18 +74,38 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--observers", type=int, default=0, help="observers watching every battle (more seats)")
     p.add_argument("--actions", type=int, default=30, help="actions per battle (upper bound)")
     p.add_argument("--seconds", type=float, default=90.0, help="time limit of the measured loop")
-    p.add_argument("--think-ms", type=float, default=1000.0,
-                   help="pause of a battle between an update reaching every seat and its next action (0: closed loop)")
+    p.add_argument(
+        "--think-ms",
+        type=float,
+        default=1000.0,
+        help="pause of a battle between an update reaching every seat and its next action (0: closed loop)",
+    )
     p.add_argument("--warmup", type=int, default=3, help="unmeasured actions per battle first")
-    p.add_argument("--servers", type=int, default=2 if os.environ.get("REDIS_URL") else 1,
-                   help="server processes sharing the tables through Redis (default 2 with REDIS_URL, else 1)")
-    p.add_argument("--server", choices=sorted(SERVERS), default=os.environ.get("ASGI_SERVER", "daphne"),
-                   help="the ASGI server (default: ASGI_SERVER or daphne)")
-    p.add_argument("--proxy", choices=["nginx"], default=None,
-                   help="put nginx (127.0.0.1, no sticky sessions) in front of the server processes")
-    p.add_argument("--profile", metavar="FILE", default=None,
-                   help="run the first server process under py-spy and write its flame graph here "
-                        "(SVG; collapsed stacks unless FILE ends in .svg)")
+    p.add_argument(
+        "--servers",
+        type=int,
+        default=2 if os.environ.get("REDIS_URL") else 1,
+        help="server processes sharing the tables through Redis (default 2 with REDIS_URL, else 1)",
+    )
+    p.add_argument(
+        "--server",
+        choices=sorted(SERVERS),
+        default=os.environ.get("ASGI_SERVER", "daphne"),
+        help="the ASGI server (default: ASGI_SERVER or daphne)",
+    )
+    p.add_argument(
+        "--proxy",
+        choices=["nginx"],
+        default=None,
+        help="put nginx (127.0.0.1, no sticky sessions) in front of the server processes",
+    )
+    p.add_argument(
+        "--profile",
+        metavar="FILE",
+        default=None,
+        help="run the first server process under py-spy and write its flame graph here "
+        "(SVG; collapsed stacks unless FILE ends in .svg)",
+    )
     return p.parse_args()
 
 
@@ -134,14 +154,26 @@ def _setup(battles: int, clients: int, observers: int) -> dict:
     pcs = []
     for i, p in enumerate(players):
         Membership.objects.create(campaign=campaign, user=p, role="player")
-        pcs.append(Character.objects.create(campaign=campaign, owner=p, name=f"Hero {i + 1}",
-                                            sheet=dict(heroes[i % len(heroes)], hp=9999)))
-    goblin = Character.objects.create(campaign=campaign, kind="monster", name="Goblin",
-                                      sheet=dict(MONSTERS["Goblin Skirmisher"], hp=9999))
+        pcs.append(
+            Character.objects.create(
+                campaign=campaign, owner=p, name=f"Hero {i + 1}", sheet=dict(heroes[i % len(heroes)], hp=9999)
+            )
+        )
+    goblin = Character.objects.create(
+        campaign=campaign, kind="monster", name="Goblin", sheet=dict(MONSTERS["Goblin Skirmisher"], hp=9999)
+    )
     out = []
     for b in range(battles):
-        made = services.create_battle(campaign, gm, f"{PREFIX} {b + 1}", 16, 12, ruleset="luck",
-                                      options=campaign.house_rules(), seed=1000 + b)
+        made = services.create_battle(
+            campaign,
+            gm,
+            f"{PREFIX} {b + 1}",
+            16,
+            12,
+            ruleset="luck",
+            options=campaign.house_rules(),
+            seed=1000 + b,
+        )
         assert made.ok, made.reason
         bid = made.battle_id
         owner = {}
@@ -150,14 +182,20 @@ def _setup(battles: int, clients: int, observers: int) -> dict:
             assert r.ok, r.reason
             owner[f"c{len(owner) + 1}"] = pc.owner.username
         for i in range(3):
-            r = services.add_combatant(bid, gm, goblin, params={"name": f"Goblin {i + 1}"}, pos=[14, 2 + 3 * i])
+            r = services.add_combatant(
+                bid, gm, goblin, params={"name": f"Goblin {i + 1}"}, pos=[14, 2 + 3 * i]
+            )
             assert r.ok, r.reason
             owner[f"c{len(owner) + 1}"] = gm.username
         r = services.start_battle(bid, gm)
         assert r.ok, r.reason
         out.append({"id": bid, "owner": owner})
-    return {"gm": gm.username, "players": [p.username for p in players], "battles": out,
-            "observers": {w.username: session_for(w) for w in watchers}}
+    return {
+        "gm": gm.username,
+        "players": [p.username for p in players],
+        "battles": out,
+        "observers": {w.username: session_for(w) for w in watchers},
+    }
 
 
 def session_for(user) -> str:
@@ -187,24 +225,63 @@ def free_port() -> int:
 APP = "bench.asgi_frozen:application"
 SERVERS = {
     "daphne": lambda port: ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), APP],
-    "uvicorn": lambda port: ["-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop",
-                             "--http", "httptools", "--ws", "websockets", "--lifespan", "off", "--no-access-log",
-                             "--log-level", "warning", APP],
-    "granian": lambda port: ["-m", "granian", "--interface", "asginl", "--host", "127.0.0.1", "--port", str(port),
-                             "--loop", "uvloop", "--log-level", "warning", "--no-access-log", APP],
+    "uvicorn": lambda port: [
+        "-m",
+        "uvicorn",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--loop",
+        "uvloop",
+        "--http",
+        "httptools",
+        "--ws",
+        "websockets",
+        "--lifespan",
+        "off",
+        "--no-access-log",
+        "--log-level",
+        "warning",
+        APP,
+    ],
+    "granian": lambda port: [
+        "-m",
+        "granian",
+        "--interface",
+        "asginl",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--loop",
+        "uvloop",
+        "--log-level",
+        "warning",
+        "--no-access-log",
+        APP,
+    ],
 }
 
 
-def start_servers(count: int, phases: str, server: str = "daphne", profile: str | None = None,
-                  proxied: bool = False) -> tuple[list[subprocess.Popen], list[int]]:
+def start_servers(
+    count: int, phases: str, server: str = "daphne", profile: str | None = None, proxied: bool = False
+) -> tuple[list[subprocess.Popen], list[int]]:
     env = dict(os.environ)
     # DB_CONN_MAX_AGE=0: under ASGI each request runs its view in a thread of its own, so kept connections
     # pile up (one per request until they age out) and exhaust PostgreSQL. A pool (Django 5.1+ with
     # psycopg-pool) would save the ~6 ms connect of every action; the project does not configure one.
-    env.update({"DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "ERROR",
-                "DB_CONN_MAX_AGE": "0",
-                # Every bench seat connects from 127.0.0.1: lift the per-address socket cap.
-                "SOCKETS_PER_IP": "100000"})
+    env.update(
+        {
+            "DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "0",
+            "LOG_LEVEL": "ERROR",
+            "DB_CONN_MAX_AGE": "0",
+            # Every bench seat connects from 127.0.0.1: lift the per-address socket cap.
+            "SOCKETS_PER_IP": "100000",
+        }
+    )
     if proxied:
         env["PROXY_COUNT"] = "1"
     env.setdefault("SOCKETS_PER_IP", "100000")  # every seat of the benchmark comes from 127.0.0.1
@@ -214,13 +291,27 @@ def start_servers(count: int, phases: str, server: str = "daphne", profile: str 
         command = [sys.executable, *SERVERS[server](port)]
         if profile and i == 0:
             spy = os.path.join(os.path.dirname(sys.executable), "py-spy")
-            command = [spy, "record", "--rate", "200", "--output", profile, "--format",
-                       "flamegraph" if profile.endswith(".svg") else "raw", "--",
-                       *command]
-        procs.append(subprocess.Popen(
-            command, cwd=ROOT, env={**env, "BENCH_PHASES": f"{phases}.{i}"},
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ))
+            command = [
+                spy,
+                "record",
+                "--rate",
+                "200",
+                "--output",
+                profile,
+                "--format",
+                "flamegraph" if profile.endswith(".svg") else "raw",
+                "--",
+                *command,
+            ]
+        procs.append(
+            subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env={**env, "BENCH_PHASES": f"{phases}.{i}"},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        )
         ports.append(port)
     for port, proc in zip(ports, procs, strict=True):
         deadline = time.monotonic() + 60
@@ -281,8 +372,11 @@ def start_nginx(ports: list[int]) -> tuple[subprocess.Popen, int, str]:
     with open(conf, "w") as out:
         out.write(NGINX_CONF.format(dir=folder, upstreams=upstreams, port=port))
     nginx = os.environ.get("NGINX", "/usr/sbin/nginx")
-    proc = subprocess.Popen([nginx, "-e", os.path.join(folder, "error.log"), "-p", folder, "-c", conf,
-                             "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [nginx, "-e", os.path.join(folder, "error.log"), "-p", folder, "-c", conf, "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 20
     while True:
         if proc.poll() is not None:
@@ -345,12 +439,22 @@ def cpu_ms(pids: list[int]) -> float:
 # ---------------------------------------------------------------- clients
 
 
-async def request(port: int, method: str, path: str, cookies: dict[str, str], data: dict | None = None,
-                  headers: dict | None = None) -> tuple[int, dict[str, str], str]:
+async def request(
+    port: int,
+    method: str,
+    path: str,
+    cookies: dict[str, str],
+    data: dict | None = None,
+    headers: dict | None = None,
+) -> tuple[int, dict[str, str], str]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     body = urlencode(data).encode() if data is not None else b""
-    lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close",
-             "Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items())]
+    lines = [
+        f"{method} {path} HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Connection: close",
+        "Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()),
+    ]
     for k, v in (headers or {}).items():
         lines.append(f"{k}: {v}")
     if data is not None:
@@ -378,7 +482,11 @@ async def login(port: int, username: str) -> dict[str, str]:
     csrf = secrets.token_hex(16)  # 32 characters: Django accepts the unmasked secret
     cookies = {"csrftoken": csrf}
     status, headers, body = await request(
-        port, "POST", "/accounts/login/", cookies, {"username": username, "password": PASSWORD},
+        port,
+        "POST",
+        "/accounts/login/",
+        cookies,
+        {"username": username, "password": PASSWORD},
         {"X-CSRFToken": csrf, "Referer": f"http://127.0.0.1:{port}/accounts/login/"},
     )
     for part in headers.get("set-cookie", "").split(";"):
@@ -426,8 +534,17 @@ class Table:
         return min(s.seq for s in self.seats)
 
 
-async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: int, warmup: int, stop_at: float,
-                   think: float, lat: list[float], post_ms: list[float], rng: random.Random) -> int:
+async def act_loop(
+    table: Table,
+    cookies: dict[str, dict[str, str]],
+    actions: int,
+    warmup: int,
+    stop_at: float,
+    think: float,
+    lat: list[float],
+    post_ms: list[float],
+    rng: random.Random,
+) -> int:
     """Act until ``actions`` (after ``warmup``) or the time limit; returns every action done."""
     done = 0
     if think:
@@ -440,8 +557,13 @@ async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: in
             return done
         cid = actor.group(1)
         user = table.owner.get(cid, table.gm_user)
-        data = {"kind": "end_turn", "actor": cid, "params": "{}", "expected_seq": str(seq),
-                "client_token": secrets.token_hex(8)}
+        data = {
+            "kind": "end_turn",
+            "actor": cid,
+            "params": "{}",
+            "expected_seq": str(seq),
+            "client_token": secrets.token_hex(8),
+        }
         move = MOVE_FORM.search(frame)
         if move and rng.random() < 0.6:
             option = json.loads(html.unescape(move.group(1)))
@@ -451,8 +573,14 @@ async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: in
         c = cookies[user]
         table.changed.clear()
         t0 = time.perf_counter()
-        status, _, body = await request(table.port, "POST", f"/battles/{table.id}/act", c, data,
-                                        {"X-CSRFToken": c["csrftoken"], "HX-Request": "true", "X-VTT-Live": "1"})
+        status, _, body = await request(
+            table.port,
+            "POST",
+            f"/battles/{table.id}/act",
+            c,
+            data,
+            {"X-CSRFToken": c["csrftoken"], "HX-Request": "true", "X-VTT-Live": "1"},
+        )
         t1 = time.perf_counter()
         if status != 200:
             raise SystemExit(f"battle {table.id}: HTTP {status}: {body[:300]}")
@@ -472,8 +600,9 @@ async def act_loop(table: Table, cookies: dict[str, dict[str, str]], actions: in
     return done
 
 
-async def main_async(args: argparse.Namespace, setup: dict, ports: list[int],
-                     cpu_pids: dict[str, list[int]]) -> dict:
+async def main_async(
+    args: argparse.Namespace, setup: dict, ports: list[int], cpu_pids: dict[str, list[int]]
+) -> dict:
     from tests.live.wsclient import WSClient
 
     users = [setup["gm"], *setup["players"]]
@@ -486,8 +615,13 @@ async def main_async(args: argparse.Namespace, setup: dict, ports: list[int],
     tasks = []
     for table in tables:
         for user in [*users, *setup["observers"]]:
-            ws = await WSClient.connect("127.0.0.1", table.port, f"/ws/battles/{table.id}/",
-                                        origin=f"http://127.0.0.1:{table.port}", cookie=f"sessionid={cookies[user]['sessionid']}")
+            ws = await WSClient.connect(
+                "127.0.0.1",
+                table.port,
+                f"/ws/battles/{table.id}/",
+                origin=f"http://127.0.0.1:{table.port}",
+                cookie=f"sessionid={cookies[user]['sessionid']}",
+            )
             seat = Seat(table, user, ws)
             table.seats.append(seat)
             tasks.append(asyncio.create_task(seat.run()))
@@ -503,11 +637,22 @@ async def main_async(args: argparse.Namespace, setup: dict, ports: list[int],
     cpu0 = {name: cpu_ms(pids) for name, pids in cpu_pids.items()}
     start = time.perf_counter()
     rng = random.Random(7)
-    counts = await asyncio.gather(*(
-        act_loop(t, cookies, args.actions, args.warmup, start + args.seconds, args.think_ms / 1000, lat, post_ms,
-                 random.Random(rng.random()))
-        for t in tables
-    ))
+    counts = await asyncio.gather(
+        *(
+            act_loop(
+                t,
+                cookies,
+                args.actions,
+                args.warmup,
+                start + args.seconds,
+                args.think_ms / 1000,
+                lat,
+                post_ms,
+                random.Random(rng.random()),
+            )
+            for t in tables
+        )
+    )
     elapsed = time.perf_counter() - start
     cpu = {name: cpu_ms(pids) - cpu0[name] for name, pids in cpu_pids.items()}
     for table in tables:
@@ -556,15 +701,23 @@ def main() -> None:
         raise SystemExit("no action measured")
     rate = count / elapsed
     seats = args.clients + args.observers
-    print(f"battles={args.battles} seats={seats} servers={args.servers} server={args.server} "
-          f"proxy={args.proxy or 'none'} think_ms={args.think_ms:g} actions={count} seconds={elapsed:.1f} "
-          f"database={'postgresql' if os.environ.get('DATABASE_URL') else 'sqlite'} "
-          f"layer={'redis' if os.environ.get('REDIS_URL') else 'memory'}")
-    print(f"load average (1 min) before={load_before:.2f} after={os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(
+        f"battles={args.battles} seats={seats} servers={args.servers} server={args.server} "
+        f"proxy={args.proxy or 'none'} think_ms={args.think_ms:g} actions={count} seconds={elapsed:.1f} "
+        f"database={'postgresql' if os.environ.get('DATABASE_URL') else 'sqlite'} "
+        f"layer={'redis' if os.environ.get('REDIS_URL') else 'memory'}"
+    )
+    print(
+        f"load average (1 min) before={load_before:.2f} after={os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
     print(f"POST round trip ms: p50={statistics.median(post_ms):.1f} p95={pct(post_ms, 95):.1f}")
-    print(f"POST -> every seat updated ms: p50={statistics.median(lat):.1f} p95={pct(lat, 95):.1f} "
-          f"p99={pct(lat, 99):.1f} max={max(lat):.1f} (n={len(lat)})")
-    line = f"server CPU per action: {run['cpu']['server'] / count:.1f} ms summed over {args.servers} process(es)"
+    print(
+        f"POST -> every seat updated ms: p50={statistics.median(lat):.1f} p95={pct(lat, 95):.1f} "
+        f"p99={pct(lat, 99):.1f} max={max(lat):.1f} (n={len(lat)})"
+    )
+    line = (
+        f"server CPU per action: {run['cpu']['server'] / count:.1f} ms summed over {args.servers} process(es)"
+    )
     if "nginx" in run["cpu"]:
         line += f", nginx {run['cpu']['nginx'] / count:.1f} ms"
     print(line)
@@ -578,7 +731,9 @@ def main() -> None:
         except (OSError, ValueError):
             pass
     for name, values in stages.items():
-        print(f"server {name}: p50={statistics.median(values):.1f} p95={pct(values, 95):.1f} ms (n={len(values)})")
+        print(
+            f"server {name}: p50={statistics.median(values):.1f} p95={pct(values, 95):.1f} ms (n={len(values)})"
+        )
     if args.profile:
         print(f"flame graph: {args.profile}")
     print(f"p95_ms={pct(lat, 95):.0f} actions_per_s={rate:.0f}")

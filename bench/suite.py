@@ -38,10 +38,17 @@ def loads(quick: bool) -> list[tuple[str, bool, list[str]]]:
         ("20x6 closed loop, 1 process", True, [*CLOSED, *short, "--servers", "1"]),
         ("20x6 human pace, 2 processes", True, [*HUMAN, "--servers", "2"]),
         ("1x100 one action at a time, 2 processes", True, [*HUNDRED, *hundred, "--servers", "2"]),
-        ("nginx: 20x6 closed loop, 2 processes", True, [*CLOSED, *short, "--servers", "2", "--proxy", "nginx"]),
+        (
+            "nginx: 20x6 closed loop, 2 processes",
+            True,
+            [*CLOSED, *short, "--servers", "2", "--proxy", "nginx"],
+        ),
         ("nginx: 20x6 human pace, 2 processes", True, [*HUMAN, "--servers", "2", "--proxy", "nginx"]),
-        ("nginx: 1x100, 2 processes", True, [*HUNDRED, "--seconds", "15" if quick else "30", "--servers", "2",
-                                            "--proxy", "nginx"]),
+        (
+            "nginx: 1x100, 2 processes",
+            True,
+            [*HUNDRED, "--seconds", "15" if quick else "30", "--servers", "2", "--proxy", "nginx"],
+        ),
         ("embedded default (SQLite, memory layer, 1 process): 20x6 closed loop", False, [*CLOSED, *short]),
     ]
 
@@ -57,7 +64,9 @@ FIGURES = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs (a smoke test of the suite)")
-    parser.add_argument("--server", default=None, help="the ASGI server of every run (bench/live.py --server)")
+    parser.add_argument(
+        "--server", default=None, help="the ASGI server of every run (bench/live.py --server)"
+    )
     args = parser.parse_args()
     services = bool(os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"))
     if not services:
@@ -85,7 +94,8 @@ def main() -> None:
         summary.append(
             f"{name}: p50 {lat[1]} ms, p95 {lat[2]} ms, p99 {lat[3]} ms, {last[2]} actions/s, "
             f"server CPU {cpu[1]} ms/action, load {load[1]} -> {load[2]}"
-            if lat and cpu and load and last else f"{name}: {run.stdout.strip().splitlines()[-1]}"
+            if lat and cpu and load and last
+            else f"{name}: {run.stdout.strip().splitlines()[-1]}"
         )
     print(f"\n== summary ({time.monotonic() - started:.0f} s)")
     for line in summary:

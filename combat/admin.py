@@ -28,7 +28,17 @@ class BattleAdmin(ReadOnly):
     list_filter = ("status", "ruleset")
     list_select_related = ("campaign",)
     search_fields = ("name", "campaign__name")
-    readonly_fields = ("campaign", "name", "ruleset", "seed", "status", "seq", "created", "updated", "snapshot")
+    readonly_fields = (
+        "campaign",
+        "name",
+        "ruleset",
+        "seed",
+        "status",
+        "seq",
+        "created",
+        "updated",
+        "snapshot",
+    )
     actions = ("check_against_log",)
 
     @admin.action(description="Check that the snapshot equals a replay of the log")

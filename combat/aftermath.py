@@ -107,9 +107,15 @@ def summary(battle: Battle) -> list[CharacterSummary]:
         if ch is None or ch.pk in seen:
             continue  # a copy of the same monster: the first one speaks for the sheet
         seen.add(ch.pk)
-        s = CharacterSummary(ch, c, c.hp, c.max_hp, dict(c.resources),
-                             [status_name(state, k) for k in c.statuses],
-                             rules.used_in_battle(state, c))
+        s = CharacterSummary(
+            ch,
+            c,
+            c.hp,
+            c.max_hp,
+            dict(c.resources),
+            [status_name(state, k) for k in c.statuses],
+            rules.used_in_battle(state, c),
+        )
         for rule, value in rules.after_battle(state, c):
             line = Line(rule.label, rule.carries, rule.why, rule.field)
             if rule.field and schema.get(rule.field) is not None:

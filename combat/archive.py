@@ -38,8 +38,9 @@ def outcome(state: dict[str, Any] | None, status: str) -> str:
     if status != Battle.Status.ENDED or not isinstance(result, dict):
         return "Still running" if status == Battle.Status.ACTIVE else "Not started"
     winner = result.get("winner")
-    side = {"party": "The party won", "enemy": "The enemies won"}.get(winner, "No winner" if not winner else
-                                                                           f"{winner} won")
+    side = {"party": "The party won", "enemy": "The enemies won"}.get(
+        winner, "No winner" if not winner else f"{winner} won"
+    )
     reason = result.get("reason")
     return f"{side}: {reason}" if isinstance(reason, str) and reason else side
 
@@ -109,8 +110,11 @@ def import_battle(campaign: Any, raw: bytes | str) -> Imported:
     except (UnknownRuleset, TypeError):
         return Imported(False, "This battle file names a ruleset this table does not have.")
     if ruleset.key != campaign.ruleset:
-        return Imported(False, f"This battle was played with another ruleset; this campaign plays "
-                               f"{campaign.ruleset_class.name}.")
+        return Imported(
+            False,
+            f"This battle was played with another ruleset; this campaign plays "
+            f"{campaign.ruleset_class.name}.",
+        )
     name = data.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > 120:
         return Imported(False, "The battle's name is missing or longer than 120 characters.")
@@ -136,8 +140,14 @@ def import_battle(campaign: Any, raw: bytes | str) -> Imported:
         return Imported(False, "Only an ended battle can be imported (this one was still running).")
     with transaction.atomic():
         battle = Battle.objects.create(
-            campaign=campaign, name=name.strip(), ruleset=ruleset.key, seed=state.seed, status=status,
-            snapshot=state.to_dict(), seq=len(parsed), imported=True,
+            campaign=campaign,
+            name=name.strip(),
+            ruleset=ruleset.key,
+            seed=state.seed,
+            status=status,
+            snapshot=state.to_dict(),
+            seq=len(parsed),
+            imported=True,
         )
         BattleEvent.objects.bulk_create(
             [BattleEvent(battle=battle, seq=i + 1, type=e.type, data=e.data) for i, e in enumerate(parsed)]

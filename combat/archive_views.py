@@ -42,10 +42,16 @@ def battle_replay(request: HttpRequest, pk: int) -> HttpResponse:
     rows = [(i + 1, e.type, e.data) for i, e in enumerate(events[:step])][::-1][: live.LOG_WINDOW]
     table = live.Table(battle, state, rows, live.members_of(battle.campaign_id))
     ctx = live.shared_context(table, live.vclass_of(role))
-    ctx.update({
-        "step": step, "total": total, "role": role, "viewer_id": str(request.user.pk),
-        "log_more": False, "replay": True,
-    })
+    ctx.update(
+        {
+            "step": step,
+            "total": total,
+            "role": role,
+            "viewer_id": str(request.user.pk),
+            "log_more": False,
+            "replay": True,
+        }
+    )
     if request.htmx:
         return render(request, "combat/replay.html#replay_regions", ctx)
     return render(request, "combat/replay.html", ctx)
@@ -59,7 +65,9 @@ def battle_export(request: HttpRequest, pk: int) -> HttpResponse:
         return HttpResponse("Only the GM can export a battle.", status=403)
     body = json.dumps(archive.export_battle(battle), ensure_ascii=False)
     response = HttpResponse(body, content_type="application/json; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{slugify(battle.name) or "battle"}-{battle.pk}.json"'
+    response["Content-Disposition"] = (
+        f'attachment; filename="{slugify(battle.name) or "battle"}-{battle.pk}.json"'
+    )
     return response
 
 

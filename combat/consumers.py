@@ -67,8 +67,9 @@ def _session_valid(session_key: str | None, user: Any) -> bool:
     return constant_time_compare(str(data.get(HASH_SESSION_KEY, "")), fresh.get_session_auth_hash())
 
 
-def _access(user: Any, battle_id: int, session_key: str | None = None, check_session: bool = False
-            ) -> tuple[str, int] | None:
+def _access(
+    user: Any, battle_id: int, session_key: str | None = None, check_session: bool = False
+) -> tuple[str, int] | None:
     """(role, seq) of a member for this battle, or None."""
     if not getattr(user, "is_authenticated", False):
         return None
@@ -77,7 +78,11 @@ def _access(user: Any, battle_id: int, session_key: str | None = None, check_ses
     battle = Battle.objects.filter(pk=battle_id).values_list("campaign_id", "seq").first()
     if battle is None:
         return None
-    role = Membership.objects.filter(campaign_id=battle[0], user_id=user.pk).values_list("role", flat=True).first()
+    role = (
+        Membership.objects.filter(campaign_id=battle[0], user_id=user.pk)
+        .values_list("role", flat=True)
+        .first()
+    )
     return (role, battle[1]) if role else None
 
 
@@ -178,7 +183,9 @@ class BattleConsumer(AsyncWebsocketConsumer):
         self.present = True
         online = {user for user, _ in entries.values()}
         await self.send(text_data=json.dumps({"presence": dict.fromkeys(sorted(online), True)}))
-        mine = sorted((opened, channel) for channel, (user, opened) in entries.items() if user == self.user_id)
+        mine = sorted(
+            (opened, channel) for channel, (user, opened) in entries.items() if user == self.user_id
+        )
         if len(mine) == 1:
             await self._announce(True)
         # Too many sockets of this user on this battle: the oldest ones go.
@@ -254,7 +261,9 @@ class BattleConsumer(AsyncWebsocketConsumer):
         await asyncio.sleep(wait)
         await self._send_fresh()
 
-    async def _send_fresh(self, role_changed: bool = False) -> None:  # (not "_sync": Channels reads that name)
+    async def _send_fresh(
+        self, role_changed: bool = False
+    ) -> None:  # (not "_sync": Channels reads that name)
         message, self.sync_request = self.sync_request, None
         if message is None or not await self._allowed():
             return

@@ -47,7 +47,11 @@ class NewBattleForm(forms.Form):
         self.monster_fields = []
         for field_name, label in monsters:
             self.fields[field_name] = forms.IntegerField(
-                min_value=0, max_value=MAX_COPIES, initial=0, required=False, label=label,
+                min_value=0,
+                max_value=MAX_COPIES,
+                initial=0,
+                required=False,
+                label=label,
                 widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "count"}),
             )
             self.monster_fields.append(field_name)
@@ -64,7 +68,9 @@ class NewBattleForm(forms.Form):
 class AddCombatantsForm(forms.Form):
     character = forms.IntegerField(min_value=1)
     count = forms.IntegerField(min_value=1, max_value=MAX_COPIES, initial=1, required=False)
-    side = forms.ChoiceField(choices=[("", "As its kind"), ("party", "Party"), ("enemy", "Enemy")], required=False)
+    side = forms.ChoiceField(
+        choices=[("", "As its kind"), ("party", "Party"), ("enemy", "Enemy")], required=False
+    )
     client_token = forms.CharField(max_length=48, required=False)
 
 
@@ -195,7 +201,9 @@ def action_from_post(post: Any) -> Posted:
     params = loads_bounded(raw, MAX_PARAMS_TEXT)
     if isinstance(params, Refusal) or not isinstance(params, dict):
         raise BadInput("The action's details are malformed; reload the page.")
-    targets = [str(t)[:16] for t in post.getlist("target") if str(t).strip()] if hasattr(post, "getlist") else []
+    targets = (
+        [str(t)[:16] for t in post.getlist("target") if str(t).strip()] if hasattr(post, "getlist") else []
+    )
     if targets:
         params["targets"] = targets
     square = _square(post)

@@ -63,8 +63,13 @@ def battle_written(battle: Battle, state: BattleState, events: list[Event]) -> N
     battle_changed(battle.pk, battle.seq, battle, state, events)
 
 
-def battle_changed(battle_id: int, seq: int, battle: Battle | None = None, state: BattleState | None = None,
-                   events: list[Event] | None = None) -> None:
+def battle_changed(
+    battle_id: int,
+    seq: int,
+    battle: Battle | None = None,
+    state: BattleState | None = None,
+    events: list[Event] | None = None,
+) -> None:
     """Services' on-commit hook: render the changed regions once per class and push them."""
     try:
         table = presenters.load_table(battle_id, battle, state=state, new_events=events)

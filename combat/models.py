@@ -35,7 +35,9 @@ class Battle(models.Model):
     # The picture under the board (a map on a grid board, a backdrop behind a rows board), and how the
     # grid lies over it: ``grid_cols`` squares across the image's width starting ``grid_offset_*`` image
     # pixels from its top-left corner; 0 squares across stretches the image over the whole board.
-    map = models.ForeignKey("vtt.MapImage", null=True, blank=True, on_delete=models.SET_NULL, related_name="battles")
+    map = models.ForeignKey(
+        "vtt.MapImage", null=True, blank=True, on_delete=models.SET_NULL, related_name="battles"
+    )
     grid_cols = models.PositiveSmallIntegerField(default=0)
     grid_offset_x = models.PositiveIntegerField(default=0)
     grid_offset_y = models.PositiveIntegerField(default=0)

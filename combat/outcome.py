@@ -15,13 +15,29 @@ from typing import Any
 from combat.templatetags.battle_words import describe
 
 MISS_TYPES = frozenset({"ability.missed"})
-QUIET = frozenset({"turn.started", "turn.ended", "round.started", "round.ended", "resources.set", "order.set",
-                   "turn.prepared", "battle.extra", "status.updated", "initiative.rolled", "initiative.rolloff"})
+QUIET = frozenset(
+    {
+        "turn.started",
+        "turn.ended",
+        "round.started",
+        "round.ended",
+        "resources.set",
+        "order.set",
+        "turn.prepared",
+        "battle.extra",
+        "status.updated",
+        "initiative.rolled",
+        "initiative.rolloff",
+    }
+)
 
 
 def _dice(entry: dict[str, Any]) -> str:
-    return ", ".join(f"{r['expr']} [{r['faces']}]{r['bonus']}" for r in entry["rolls"]
-                     if r["purpose"] in ("damage", "healing", "spell effect"))
+    return ", ".join(
+        f"{r['expr']} [{r['faces']}]{r['bonus']}"
+        for r in entry["rolls"]
+        if r["purpose"] in ("damage", "healing", "spell effect")
+    )
 
 
 def _missed(etype: str, d: dict[str, Any]) -> bool:
@@ -35,7 +51,9 @@ def _missed(etype: str, d: dict[str, Any]) -> bool:
 
 
 def _crit(etype: str, d: dict[str, Any]) -> bool:
-    return (etype == "luck.rolled" and d.get("outcome") == "crit") or (etype == "attack.rolled" and bool(d.get("crit")))
+    return (etype == "luck.rolled" and d.get("outcome") == "crit") or (
+        etype == "attack.rolled" and bool(d.get("crit"))
+    )
 
 
 def outcome_text(events: list[tuple[str, dict[str, Any]]], names: dict[str, str], hidden: set[str]) -> str:
@@ -82,7 +100,9 @@ def outcome_text(events: list[tuple[str, dict[str, Any]]], names: dict[str, str]
     return f"{headline} {body}.".strip() if body else headline
 
 
-def last_action(events_newest_first: list[tuple[int, str, dict[str, Any]]]) -> list[tuple[int, str, dict[str, Any]]]:
+def last_action(
+    events_newest_first: list[tuple[int, str, dict[str, Any]]],
+) -> list[tuple[int, str, dict[str, Any]]]:
     """The events of the latest action, oldest first (an action's first event carries ``act``)."""
     out = []
     for row in events_newest_first:
@@ -94,8 +114,9 @@ def last_action(events_newest_first: list[tuple[int, str, dict[str, Any]]]) -> l
     return list(reversed(out))
 
 
-def notices(events_newest_first: list[tuple[int, str, dict[str, Any]]], mine: set[str], names: dict[str, str]
-            ) -> list[dict[str, Any]]:
+def notices(
+    events_newest_first: list[tuple[int, str, dict[str, Any]]], mine: set[str], names: dict[str, str]
+) -> list[dict[str, Any]]:
     """What the latest action did to the viewer's own combatants: hits and statuses (their own numbers only)."""
     out = []
     for seq, etype, data in last_action(events_newest_first):

@@ -120,8 +120,13 @@ class Table:
         return self.members.get(user_id, ("", "someone"))[1]
 
 
-def load_table(battle_id: int, battle: Battle | None = None, *, state: BattleState | None = None,
-               new_events: list[Event] | None = None) -> Table | None:
+def load_table(
+    battle_id: int,
+    battle: Battle | None = None,
+    *,
+    state: BattleState | None = None,
+    new_events: list[Event] | None = None,
+) -> Table | None:
     """A battle ready to render.
 
     From the database: the battle row (unless given), the latest ``LOG_WINDOW``
@@ -191,8 +196,9 @@ def faces_of(campaign_id: int) -> dict[int, str]:
         return faces
     faces = FACES[campaign_id] = {
         pk: media_url(name)
-        for pk, name in Character.objects.filter(campaign_id=campaign_id).exclude(portrait_token="").values_list(
-            "pk", "portrait_token")
+        for pk, name in Character.objects.filter(campaign_id=campaign_id)
+        .exclude(portrait_token="")
+        .values_list("pk", "portrait_token")
     }
     return faces
 
@@ -214,8 +220,13 @@ def square_name(x: int, y: int) -> str:
     return f"{letters}{y + 1}"
 
 
-HEALTH_WORDS = {"unhurt": "unhurt", "wounded": "wounded", "bloodied": "bloodied", "critical": "badly hurt",
-                "down": "down"}
+HEALTH_WORDS = {
+    "unhurt": "unhurt",
+    "wounded": "wounded",
+    "bloodied": "bloodied",
+    "critical": "badly hurt",
+    "down": "down",
+}
 
 
 def _map_context(battle: Battle, width: int, height: int) -> dict[str, Any] | None:
@@ -225,16 +236,29 @@ def _map_context(battle: Battle, width: int, height: int) -> dict[str, Any] | No
         return None
     if battle.grid_cols:
         per_square = item.width / battle.grid_cols  # image pixels in one square
-        geometry = (item.width / per_square, item.height / per_square,
-                    -battle.grid_offset_x / per_square, -battle.grid_offset_y / per_square)
+        geometry = (
+            item.width / per_square,
+            item.height / per_square,
+            -battle.grid_offset_x / per_square,
+            -battle.grid_offset_y / per_square,
+        )
     else:  # stretched over the whole board
         geometry = (width, height, 0, 0)
     w, h, x, y = (round(v, 3) for v in geometry)
-    return {"url": item.url, "name": item.name, "w": w, "h": h, "x": x, "y": y,
-            "px_w": item.width, "px_h": item.height}
+    return {
+        "url": item.url,
+        "name": item.name,
+        "w": w,
+        "h": h,
+        "x": x,
+        "y": y,
+        "px_w": item.width,
+        "px_h": item.height,
+    }
 
 
 # ---------------------------------------------------------------- fragments
+
 
 def fragment(template: str, key: Any, ctx: dict[str, Any]) -> SafeString:
     """The HTML of a small piece, rendered once per key (the key is everything the piece shows)."""
@@ -245,8 +269,9 @@ def fragment(template: str, key: Any, ctx: dict[str, Any]) -> SafeString:
     return html
 
 
-def log_entries(events: list[tuple[int, str, dict[str, Any]]], names: dict[str, str],
-                hidden: frozenset[str] | set[str]) -> list[dict[str, Any]]:
+def log_entries(
+    events: list[tuple[int, str, dict[str, Any]]], names: dict[str, str], hidden: frozenset[str] | set[str]
+) -> list[dict[str, Any]]:
     """Log entries (newest first) with their rendered HTML; ``hidden`` from the engine's ``hidden_ids``."""
     out = []
     for seq, etype, data in events:
@@ -264,7 +289,8 @@ def battle_urls(battle_id: int) -> dict[str, str]:
     urls: dict[str, str] | None = URLS.get(battle_id)
     if urls is None:
         urls = URLS[battle_id] = {
-            name: reverse(f"battle_{name}", args=[battle_id]) for name in ("act", "start", "undo", "add", "log")
+            name: reverse(f"battle_{name}", args=[battle_id])
+            for name in ("act", "start", "undo", "add", "log")
         }
     return urls
 
@@ -282,8 +308,9 @@ def _initials(name: str) -> str:
     return (words[0][0] + (last if last.isdigit() else last[0])).upper()[:3]
 
 
-def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None,
-            only: set[str] | None = None) -> list[dict[str, Any]]:
+def _tokens(
+    table: Table, view: dict[str, Any], viewer_id: str | None, only: set[str] | None = None
+) -> list[dict[str, Any]]:
     state = table.state
     current = state.current()
     pending = state.pending
@@ -341,7 +368,9 @@ def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None,
             "ko": c.get("ko", False),
             "acting": acting,
             "reacting": reacting,
-            "classes": (" acting" if acting else "") + (" reacting" if reacting else "") + (" ko" if c.get("ko") else ""),
+            "classes": (" acting" if acting else "")
+            + (" reacting" if reacting else "")
+            + (" ko" if c.get("ko") else ""),
             "label": label,
             "face": face,
             "health": c.get("hp_bucket") or "",
@@ -349,10 +378,31 @@ def _tokens(table: Table, view: dict[str, Any], viewer_id: str | None,
             "mine": viewer_id is not None and controller == viewer_id,
             "resources": c.get("resources") or {},
         }
-        key = (cid, name, token["side"], token["classes"], token["col"], token["line"], controller, label, pct,
-               tuple(token["badges"]), face, token["health"])
+        key = (
+            cid,
+            name,
+            token["side"],
+            token["classes"],
+            token["col"],
+            token["line"],
+            controller,
+            label,
+            pct,
+            tuple(token["badges"]),
+            face,
+            token["health"],
+        )
         token["html"] = fragment("combat/_token.html", key, {"t": token})
-        row_key = (cid, name, token["side"], acting, token["alive"], token["ko"], controller, token["controller_name"])
+        row_key = (
+            cid,
+            name,
+            token["side"],
+            acting,
+            token["alive"],
+            token["ko"],
+            controller,
+            token["controller_name"],
+        )
         token["row_html"] = fragment(f"{TEMPLATE}#tracker_row", row_key, {"t": token})
         tokens.append(token)
     return tokens
@@ -372,9 +422,10 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
     ruleset = get_ruleset(state.ruleset)
     current = state.current()
     pending = state.pending
-    connected_users = sorted({t["controller"] for t in tokens if t["controller"]} | {
-        uid for uid, (role, _) in table.members.items() if role == GM
-    })
+    connected_users = sorted(
+        {t["controller"] for t in tokens if t["controller"]}
+        | {uid for uid, (role, _) in table.members.items() if role == GM}
+    )
     return {
         "battle": table.battle,
         "battle_id": table.battle.pk,
@@ -417,16 +468,24 @@ def _rows(tokens: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A rows board: each side's front and back rows, enemies on top."""
     sides = []
     for side in ("enemy", "party"):
-        rows = [("back", "Back row"), ("front", "Front row")] if side == "enemy" else [
-            ("front", "Front row"), ("back", "Back row")]
-        sides.append({
-            "side": side,
-            "rows": [
-                {"key": key, "label": label,
-                 "tokens": [t for t in tokens if t["side"] == side and t["row"] == key and t["alive"]]}
-                for key, label in rows
-            ],
-        })
+        rows = (
+            [("back", "Back row"), ("front", "Front row")]
+            if side == "enemy"
+            else [("front", "Front row"), ("back", "Back row")]
+        )
+        sides.append(
+            {
+                "side": side,
+                "rows": [
+                    {
+                        "key": key,
+                        "label": label,
+                        "tokens": [t for t in tokens if t["side"] == side and t["row"] == key and t["alive"]],
+                    }
+                    for key, label in rows
+                ],
+            }
+        )
     return sides
 
 
@@ -461,7 +520,11 @@ def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, An
     pending = state.pending
     prompt = pending if pending is not None and (is_gm or pending.controller == user_id) else None
     mine = {cid for cid, c in state.combatants.items() if user_id is not None and c.controller == user_id}
-    own = _tokens(table, table.view(GM if is_gm else PLAYER, None if is_gm else user_id), user_id, mine) if mine else []
+    own = (
+        _tokens(table, table.view(GM if is_gm else PLAYER, None if is_gm else user_id), user_id, mine)
+        if mine
+        else []
+    )
     if own:
         schema = get_ruleset(state.ruleset).sheet_schema
         for t in own:
@@ -494,10 +557,27 @@ def gm_context(table: Table) -> dict[str, Any]:
     ruleset = get_ruleset(state.ruleset)
     rows = []
     for cid, c in state.combatants.items():
-        row = {"id": cid, "name": c.name, "hp": c.hp, "max_hp": c.max_hp, "pos": c.pos, "row": c.row,
-               "statuses": sorted(c.statuses), "side": c.side}
-        key = (cid, c.name, c.hp, c.max_hp, tuple(c.pos) if c.pos else None, c.row, tuple(row["statuses"]), c.side,
-               ruleset.board)
+        row = {
+            "id": cid,
+            "name": c.name,
+            "hp": c.hp,
+            "max_hp": c.max_hp,
+            "pos": c.pos,
+            "row": c.row,
+            "statuses": sorted(c.statuses),
+            "side": c.side,
+        }
+        key = (
+            cid,
+            c.name,
+            c.hp,
+            c.max_hp,
+            tuple(c.pos) if c.pos else None,
+            c.row,
+            tuple(row["statuses"]),
+            c.side,
+            ruleset.board,
+        )
         row["row_html"] = fragment(f"{TEMPLATE}#gm_row", key, {"c": row, "board_kind": ruleset.board})
         rows.append(row)
     ctx: dict[str, Any] = {
@@ -511,8 +591,15 @@ def gm_context(table: Table) -> dict[str, Any]:
         "width": state.width,
         "height": state.height,
     }
-    key = (table.battle.pk, tuple((c["id"], c["name"]) for c in ctx["all_combatants"]), state.width, state.height,
-           tuple(ctx["known_statuses"]), tuple(ctx["known_resources"]), tuple(ctx["status_choices"]))
+    key = (
+        table.battle.pk,
+        tuple((c["id"], c["name"]) for c in ctx["all_combatants"]),
+        state.width,
+        state.height,
+        tuple(ctx["known_statuses"]),
+        tuple(ctx["known_resources"]),
+        tuple(ctx["status_choices"]),
+    )
     ctx["gm_forms_html"] = fragment(f"{TEMPLATE}#gm_forms", key, ctx)
     return ctx
 
@@ -536,11 +623,14 @@ def context_for(table: Table, role: str, user_id: str | None) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- rendering
 
+
 def _template(name: str) -> Any:
     """A template ("combat/_token.html") or a partial of the battle page ("board")."""
     tpl = TEMPLATES.get(name)
     if tpl is None:
-        tpl = TEMPLATES[name] = get_template(name if name.endswith(".html") or "#" in name else f"{TEMPLATE}#{name}")
+        tpl = TEMPLATES[name] = get_template(
+            name if name.endswith(".html") or "#" in name else f"{TEMPLATE}#{name}"
+        )
     return tpl
 
 

@@ -97,7 +97,9 @@ def load_state(battle: Battle) -> BattleState:
     return BattleState.from_dict(battle.snapshot)
 
 
-def _broadcast(battle_id: int, seq: int, written: tuple[Battle, BattleState, list[Event]] | None = None) -> None:
+def _broadcast(
+    battle_id: int, seq: int, written: tuple[Battle, BattleState, list[Event]] | None = None
+) -> None:
     """Tell the live table when ``combat.live`` exists.
 
     With what this write holds (the battle row, the state after it, the
@@ -119,7 +121,9 @@ def _broadcast(battle_id: int, seq: int, written: tuple[Battle, BattleState, lis
         hook(battle_id, seq)
 
 
-def _on_commit(battle_id: int, seq: int, written: tuple[Battle, BattleState, list[Event]] | None = None) -> None:
+def _on_commit(
+    battle_id: int, seq: int, written: tuple[Battle, BattleState, list[Event]] | None = None
+) -> None:
     def battle_changed() -> None:  # a named function: Django logs a failure by __qualname__
         _broadcast(battle_id, seq, written)
 
@@ -142,8 +146,11 @@ def _parse(action: Any) -> Action | Refusal:
 def _token(client_token: Any) -> str | None | Refusal:
     if client_token in (None, ""):
         return None
-    if (not isinstance(client_token, str) or len(client_token) > MAX_TOKEN
-            or not (client_token.isascii() and client_token.isprintable())):
+    if (
+        not isinstance(client_token, str)
+        or len(client_token) > MAX_TOKEN
+        or not (client_token.isascii() and client_token.isprintable())
+    ):
         return Refusal("That request carries a malformed token.", RefusalCode.BAD_INPUT)
     return client_token
 
@@ -157,8 +164,12 @@ def _as_seq(value: Any) -> int | None:
     return None
 
 
-def _refused(reason: str | Refusal, battle: Battle | None = None, state: BattleState | None = None,
-             code: RefusalCode = RefusalCode.NOT_ALLOWED) -> Result:
+def _refused(
+    reason: str | Refusal,
+    battle: Battle | None = None,
+    state: BattleState | None = None,
+    code: RefusalCode = RefusalCode.NOT_ALLOWED,
+) -> Result:
     """A refusal as a Result: ``reason`` is words (with ``code``) or a Refusal (its own code)."""
     if isinstance(reason, Refusal):
         reason, code = reason.reason, reason.code
@@ -195,7 +206,8 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
         # snapshot: ``snapshot_seq`` differing from ``seq`` tells that it waited,
         # and ``token_seen`` must then be asked again (see _seen).
         rows = rows.annotate(
-            token_seen=Exists(seen), snapshot_seq=Subquery(Battle.objects.filter(pk=OuterRef("pk")).values("seq"))
+            token_seen=Exists(seen),
+            snapshot_seq=Subquery(Battle.objects.filter(pk=OuterRef("pk")).values("seq")),
         )
     return rows.first()
 
@@ -227,8 +239,12 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
     BattleEvent.objects.bulk_create(
         [
             BattleEvent(
-                battle_id=battle.pk, seq=first + i, type=e.type, data=e.data,
-                actor_id=actor_id, client_token=token,
+                battle_id=battle.pk,
+                seq=first + i,
+                type=e.type,
+                data=e.data,
+                actor_id=actor_id,
+                client_token=token,
             )
             for i, e in enumerate(events)
         ]
@@ -331,10 +347,16 @@ def _check_gm(role: str, battle: Battle, state: BattleState, action: Action, use
     return None if role == GM else _forbidden(GM_ONLY)
 
 
-def _check_override(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
+def _check_override(
+    role: str, battle: Battle, state: BattleState, action: Action, user: Any
+) -> Refusal | None:
     if role != GM:
         return _forbidden(GM_ONLY)
-    return None if action.kind.startswith("gm.") else Refusal("That is not a GM override.", RefusalCode.BAD_INPUT)
+    return (
+        None
+        if action.kind.startswith("gm.")
+        else Refusal("That is not a GM override.", RefusalCode.BAD_INPUT)
+    )
 
 
 # ---------------------------------------------------------------- services
@@ -375,7 +397,9 @@ def create_battle(
         return _refused(f"Unknown ruleset {ruleset!r}.", code=RefusalCode.BAD_INPUT)
     options, errors = rules.validate_options(options)
     if errors:
-        return _refused("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()), code=RefusalCode.BAD_INPUT)
+        return _refused(
+            "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()), code=RefusalCode.BAD_INPUT
+        )
     if not all(type(n) is int and 1 <= n <= MAX_BOARD for n in (width, height)):
         return _refused(f"The board is 1 to {MAX_BOARD} squares on each side.", code=RefusalCode.BAD_INPUT)
     squares = _squares(blocked, width, height)
@@ -394,12 +418,15 @@ def create_battle(
             return _refused(str(exc), code=RefusalCode.BAD_INPUT)
         state = replay([event])
         battle = Battle.objects.create(
-            campaign_id=campaign_id, name=name, ruleset=rules.key, seed=seed,
-            status=_status(state), snapshot=state.to_dict(), seq=1,
+            campaign_id=campaign_id,
+            name=name,
+            ruleset=rules.key,
+            seed=seed,
+            status=_status(state),
+            snapshot=state.to_dict(),
+            seq=1,
         )
-        BattleEvent.objects.create(
-            battle=battle, seq=1, type=event.type, data=event.data, actor_id=user.pk
-        )
+        BattleEvent.objects.create(battle=battle, seq=1, type=event.type, data=event.data, actor_id=user.pk)
         _on_commit(battle.pk, 1)
     return Result(ok=True, events=[event], seq=1, state=state, battle_id=battle.pk)
 
@@ -572,7 +599,9 @@ def _events(battle_id: int, before: int | None = None) -> list[Event]:
     rows = BattleEvent.objects.filter(battle_id=battle_id)
     if before is not None:
         rows = rows.filter(seq__lt=before)
-    return [Event.from_dict({"type": t, "data": d}) for t, d in rows.order_by("seq").values_list("type", "data")]
+    return [
+        Event.from_dict({"type": t, "data": d}) for t, d in rows.order_by("seq").values_list("type", "data")
+    ]
 
 
 def rebuild(battle_id: Any) -> BattleState:

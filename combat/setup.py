@@ -100,7 +100,9 @@ class SetupFailed(Exception):
     """Raised inside the transaction to undo a half-made battle; ``str()`` is the reason."""
 
 
-def add_recruits(battle_id: int, user: Any, state: Any, recruits: list[Recruit], token: str | None = None) -> Any:
+def add_recruits(
+    battle_id: int, user: Any, state: Any, recruits: list[Recruit], token: str | None = None
+) -> Any:
     """Add every recruit (auto-placed); returns the state after, raises SetupFailed with the reason."""
     for r_index, recruit in enumerate(recruits):
         character = recruit.character
@@ -112,7 +114,11 @@ def add_recruits(battle_id: int, user: Any, state: Any, recruits: list[Recruit],
         for i, name in enumerate(names):
             place = place_for(state, params["side"], params["sheet"])
             result = services.add_combatant(
-                battle_id, user, character, params={"name": name, "side": params["side"]}, **place,
+                battle_id,
+                user,
+                character,
+                params={"name": name, "side": params["side"]},
+                **place,
                 client_token=f"{token}:{r_index}:{i}" if token else None,
             )
             if not result.ok:
@@ -121,13 +127,20 @@ def add_recruits(battle_id: int, user: Any, state: Any, recruits: list[Recruit],
     return state
 
 
-def setup_battle(campaign: Any, user: Any, name: str, width: int, height: int, recruits: list[Recruit]
-                 ) -> services.Result:
+def setup_battle(
+    campaign: Any, user: Any, name: str, width: int, height: int, recruits: list[Recruit]
+) -> services.Result:
     """Create a battle with its combatants placed; nothing is written when any part is refused."""
     try:
         with transaction.atomic():
             made = services.create_battle(
-                campaign, user, name, width, height, ruleset=campaign.ruleset, options=campaign.house_rules(),
+                campaign,
+                user,
+                name,
+                width,
+                height,
+                ruleset=campaign.ruleset,
+                options=campaign.house_rules(),
             )
             if not made.ok:
                 raise SetupFailed(made.reason)

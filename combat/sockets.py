@@ -128,7 +128,9 @@ class MemoryStore:
     async def ip_count(self, ip: str) -> int:
         return len(self.ips.get(ip, ()))
 
-    async def add(self, battle_id: int, channel: str, user_id: str, ip: str | None) -> dict[str, tuple[str, float]]:
+    async def add(
+        self, battle_id: int, channel: str, user_id: str, ip: str | None
+    ) -> dict[str, tuple[str, float]]:
         entries = self.battles.setdefault(battle_id, {})
         entries[channel] = (user_id, time.time())
         if ip:
@@ -187,7 +189,9 @@ class RedisStore:
     async def ip_count(self, ip: str) -> int:
         return int(await self._redis().hlen(self._ip_key(ip)))
 
-    async def add(self, battle_id: int, channel: str, user_id: str, ip: str | None) -> dict[str, tuple[str, float]]:
+    async def add(
+        self, battle_id: int, channel: str, user_id: str, ip: str | None
+    ) -> dict[str, tuple[str, float]]:
         key = self._battle_key(battle_id)
         pipe = self._redis().pipeline()
         pipe.hset(key, channel, f"{user_id}|{time.time()}")

@@ -83,8 +83,15 @@ def _message(text: str, ok: bool, seq: int | None = None) -> str:
     return format_html('<p class="msg {}" data-seq="{}">{}</p>', "ok outcome" if ok else "bad", seq, text)
 
 
-def _reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str, status: int = 200,
-           seq: int | None = None) -> HttpResponse:
+def _reply(
+    request: HttpRequest,
+    battle: Battle,
+    role: str,
+    ok: bool,
+    text: str,
+    status: int = 200,
+    seq: int | None = None,
+) -> HttpResponse:
     """HTMX: the message plus the viewer's fresh regions (unless the socket brings them). Else: redirect."""
     if not request.htmx:
         (messages.success if ok else messages.error)(request, text)
@@ -101,7 +108,9 @@ def _reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str,
     return response
 
 
-def _result(request: HttpRequest, battle: Battle, role: str, result: services.Result, done: str) -> HttpResponse:
+def _result(
+    request: HttpRequest, battle: Battle, role: str, result: services.Result, done: str
+) -> HttpResponse:
     if result.ok:
         text = "Already done: that tap was counted once." if result.duplicate else done
         return _reply(request, battle, role, True, text, seq=result.seq)
@@ -112,12 +121,17 @@ def _result(request: HttpRequest, battle: Battle, role: str, result: services.Re
 @require_http_methods(["GET", "POST"])
 def battle_new(request: HttpRequest, pk: int) -> HttpResponse:
     campaign, _ = campaign_for(request, pk, roles=[Role.GM])
-    characters = list(Character.objects.filter(campaign=campaign).select_related("owner").order_by("name", "pk"))
+    characters = list(
+        Character.objects.filter(campaign=campaign).select_related("owner").order_by("name", "pk")
+    )
     party = [c for c in characters if c.kind == CharacterKind.PC]
     foes = [c for c in characters if c.kind != CharacterKind.PC]
     names = {c.name for c in foes}
-    templates = {f"tpl_{template_slug(n)}": (n, sheet) for n, sheet in character_templates(campaign, "monster").items()
-                 if n not in names}
+    templates = {
+        f"tpl_{template_slug(n)}": (n, sheet)
+        for n, sheet in character_templates(campaign, "monster").items()
+        if n not in names
+    }
     monsters = [(f"count_{c.pk}", c.name) for c in foes] + [(k, n) for k, (n, _) in templates.items()]
     board = campaign.ruleset_class.board
     initial = {"name": f"Battle {campaign.battles.count() + 1}"}
@@ -132,8 +146,14 @@ def battle_new(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "combat/battle_new.html", context)
 
 
-def _setup(request: HttpRequest, campaign: Any, form: NewBattleForm, party: list, foes: list,
-           templates: dict[str, tuple[str, dict]]) -> services.Result:
+def _setup(
+    request: HttpRequest,
+    campaign: Any,
+    form: NewBattleForm,
+    party: list,
+    foes: list,
+    templates: dict[str, tuple[str, dict]],
+) -> services.Result:
     """Create the battle with the chosen party and monsters (starter monsters become campaign monsters)."""
     counts = form.monster_counts()
     width, height = form.board_size()
@@ -142,9 +162,13 @@ def _setup(request: HttpRequest, campaign: Any, form: NewBattleForm, party: list
         recruits += [setup.Recruit(c, counts[f"count_{c.pk}"]) for c in foes if counts.get(f"count_{c.pk}")]
         for field_name, (name, sheet) in templates.items():
             if counts.get(field_name):
-                made = Character.objects.create(campaign=campaign, name=name, kind=CharacterKind.MONSTER, sheet=sheet)
+                made = Character.objects.create(
+                    campaign=campaign, name=name, kind=CharacterKind.MONSTER, sheet=sheet
+                )
                 recruits.append(setup.Recruit(made, counts[field_name]))
-        result = setup.setup_battle(campaign, request.user, form.cleaned_data["name"], width, height, recruits)
+        result = setup.setup_battle(
+            campaign, request.user, form.cleaned_data["name"], width, height, recruits
+        )
         if not result.ok:
             transaction.set_rollback(True)  # no starter monster copied for a battle that was not made
     return result
@@ -159,7 +183,9 @@ def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
     ctx = presenters.context_for(table, role, _viewer(request, role))
     ctx["viewer_id"] = str(request.user.pk)
     if role == Role.GM:
-        ctx["characters"] = list(Character.objects.filter(campaign_id=battle.campaign_id).order_by("kind", "name"))
+        ctx["characters"] = list(
+            Character.objects.filter(campaign_id=battle.campaign_id).order_by("kind", "name")
+        )
     return render(request, "combat/battle.html", ctx)
 
 
@@ -174,11 +200,13 @@ def battle_act(request: HttpRequest, pk: int) -> HttpResponse:
         return _reply(request, battle, role, False, str(exc), 400)
     kind = posted.payload["kind"]
     if kind.startswith("gm."):
-        result = services.gm_override(battle.pk, request.user, posted.payload, posted.expected_seq,
-                                      posted.client_token)
+        result = services.gm_override(
+            battle.pk, request.user, posted.payload, posted.expected_seq, posted.client_token
+        )
     else:
-        result = services.submit_action(battle.pk, request.user, posted.payload, posted.expected_seq,
-                                        posted.client_token)
+        result = services.submit_action(
+            battle.pk, request.user, posted.payload, posted.expected_seq, posted.client_token
+        )
     return _result(request, battle, role, result, _outcome(result, role))
 
 
@@ -205,8 +233,13 @@ def battle_start(request: HttpRequest, pk: int) -> HttpResponse:
     if result.ok and not result.duplicate:
         vtt_live.battles_changed(battle.campaign, started=battle)
     first = result.state.current() if result.ok and result.state is not None else None
-    return _result(request, battle, role, result, f"The battle has begun: {first.name} acts first." if first
-                   else "The battle has begun.")
+    return _result(
+        request,
+        battle,
+        role,
+        result,
+        f"The battle has begun: {first.name} acts first." if first else "The battle has begun.",
+    )
 
 
 @login_required
@@ -249,7 +282,11 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
     for i, name in enumerate(names):
         place = setup.place_for(state, side, params["sheet"])
         result = services.add_combatant(
-            battle.pk, request.user, character, params={"name": name, "side": side}, **place,
+            battle.pk,
+            request.user,
+            character,
+            params={"name": name, "side": side},
+            **place,
             client_token=f"{token}:{i}" if token else None,
         )
         if not result.ok:
@@ -258,8 +295,9 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
     return _add_reply(request, battle, role, True, f"Added {', '.join(names)}.")
 
 
-def _add_reply(request: HttpRequest, battle: Battle, role: str, ok: bool, text: str, status: int = 200
-               ) -> HttpResponse:
+def _add_reply(
+    request: HttpRequest, battle: Battle, role: str, ok: bool, text: str, status: int = 200
+) -> HttpResponse:
     """Adding answers beside the Add button, not under the board."""
     response = _reply(request, battle, role, ok, text, status)
     if request.htmx:
@@ -304,9 +342,15 @@ def battle_map(request: HttpRequest, pk: int) -> HttpResponse:
     if role != Role.GM:
         raise PermissionDenied(services.GM_ONLY)
     maps = list(MapImage.objects.filter(campaign_id=battle.campaign_id))
-    initial = {"fit": battle.grid_cols == 0, "grid_cols": battle.grid_cols or None,
-               "grid_offset_x": battle.grid_offset_x, "grid_offset_y": battle.grid_offset_y}
-    form = BattleMapForm(request.POST or None, request.FILES or None, maps=maps, current=battle.map, initial=initial)
+    initial = {
+        "fit": battle.grid_cols == 0,
+        "grid_cols": battle.grid_cols or None,
+        "grid_offset_x": battle.grid_offset_x,
+        "grid_offset_y": battle.grid_offset_y,
+    }
+    form = BattleMapForm(
+        request.POST or None, request.FILES or None, maps=maps, current=battle.map, initial=initial
+    )
     status = 200
     if request.method == "POST":
         if form.is_valid():
@@ -324,6 +368,5 @@ def battle_map(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, "The map is on the board." if chosen else "The board has no map now.")
             return redirect("battle", battle.pk)
         status = 400
-    context = {"battle": battle, "form": form, "maps": maps,
-               "board_kind": get_ruleset(battle.ruleset).board}
+    context = {"battle": battle, "form": form, "maps": maps, "board_kind": get_ruleset(battle.ruleset).board}
     return render(request, "combat/battle_map.html", context, status=status)

@@ -109,6 +109,13 @@ class CharacterAdmin(admin.ModelAdmin):
         main = [n for n in names if n not in sheet]
         campaign = self._campaign(request, obj)
         if not sheet:
-            return [(None, {"fields": main, "description": "The sheet starts with the ruleset's defaults; "
-                                                             "edit it after saving."})]
+            return [
+                (
+                    None,
+                    {
+                        "fields": main,
+                        "description": "The sheet starts with the ruleset's defaults; edit it after saving.",
+                    },
+                )
+            ]
         return [(None, {"fields": main}), (f"Sheet ({campaign.ruleset_name})", {"fields": sheet})]

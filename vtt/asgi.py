@@ -21,7 +21,9 @@ from vtt.wsorigin import SameOriginValidator  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns + campaign_urlpatterns))),
+        "websocket": SameOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns + campaign_urlpatterns))
+        ),
     }
 )
 

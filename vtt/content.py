@@ -75,8 +75,9 @@ def clean_content_value(spec: Field, value: Any, choices: list[tuple[str, str]])
     return (keys if spec.kind == "list" else keys[0]), None
 
 
-def check_sheet(schema: SheetSchema, sheet: dict[str, Any], content: dict[str, dict[str, dict]]
-                ) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def check_sheet(
+    schema: SheetSchema, sheet: dict[str, Any], content: dict[str, dict[str, dict]]
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The sheet with content names turned into keys, and errors for names the content lacks."""
     out = dict(sheet)
     errors: dict[str, list[str]] = {}

@@ -201,7 +201,9 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm):
         ruleset = cleaned.get("ruleset")
         if self.is_bound and not self.instance.pk and ruleset and cleaned.get("options_for") != ruleset:
             self.ruleset_changed = True
-            raise ValidationError("The house rules below are for the newly chosen ruleset: review them and save again.")
+            raise ValidationError(
+                "The house rules below are for the newly chosen ruleset: review them and save again."
+            )
         if self.errors:
             return cleaned
         options, errors = collect(self, self.option_schema, OPTION_PREFIX)
@@ -225,7 +227,11 @@ class InviteForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["role"].choices = [(Role.PLAYER, "Player"), (Role.OBSERVER, "Observer"), (Role.GM, "Game master")]
+        self.fields["role"].choices = [
+            (Role.PLAYER, "Player"),
+            (Role.OBSERVER, "Observer"),
+            (Role.GM, "Game master"),
+        ]
 
     def save(self, commit=True):
         self.instance.expires_at = timezone.now() + timedelta(days=self.cleaned_data["expires_in"])
@@ -246,7 +252,8 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
     schema_prefix = SHEET_PREFIX
     sheet_schema: SheetSchema | None = None
     portrait_file = forms.FileField(
-        required=False, label="Portrait",
+        required=False,
+        label="Portrait",
         help_text="Optional: a PNG, JPEG or WebP picture up to 10 MB and 4096 pixels a side.",
         widget=forms.FileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
     )
@@ -257,7 +264,9 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
         if self.sheet_schema is None:
             return
         # A saved character shows its sheet; a new one its template's (see CharacterForm) or the defaults.
-        values = self.instance.sheet if self.instance.pk or self.instance.sheet else self.sheet_schema.defaults()
+        values = (
+            self.instance.sheet if self.instance.pk or self.instance.sheet else self.sheet_schema.defaults()
+        )
         if self.sheet_schema.fields and SHEET_PREFIX + self.sheet_schema.fields[0].key in self.fields:
             # Declared on the class (admin forms): only the initial values are per instance.
             for spec in self.sheet_schema:
@@ -324,7 +333,9 @@ class CharacterForm(CharacterFormBase):
         model = Character
         fields = ("name", "kind", "owner")
 
-    def __init__(self, *args, campaign: Campaign, membership: Membership, sheet: dict | None = None, **kwargs):
+    def __init__(
+        self, *args, campaign: Campaign, membership: Membership, sheet: dict | None = None, **kwargs
+    ):
         self.sheet_schema = campaign.ruleset_class.sheet_schema
         if sheet is not None and not kwargs.get("instance"):
             kwargs["instance"] = Character(sheet=sheet)
@@ -336,7 +347,9 @@ class CharacterForm(CharacterFormBase):
             if spec.content and name in self.fields:
                 old = self.fields[name]
                 current = self.initial.get(name, old.initial)
-                self.fields[name] = ContentFormField(spec, content_choices(content, spec), current, initial=old.initial)
+                self.fields[name] = ContentFormField(
+                    spec, content_choices(content, spec), current, initial=old.initial
+                )
         members = campaign.memberships.filter(role__in=(Role.GM, Role.PLAYER)).select_related("user")
         owner = self.fields["owner"]
         owner.queryset = owner.queryset.filter(pk__in=[m.user_id for m in members])
@@ -375,7 +388,10 @@ def username_taken(name: str) -> bool:
     """An account exists with this name, with it in another case, or with a name that looks the same."""
     User = get_user_model()
     skeleton = username_skeleton(name)
-    if User.objects.filter(username__iexact=name).exists() or User.objects.filter(username__iexact=skeleton).exists():
+    if (
+        User.objects.filter(username__iexact=name).exists()
+        or User.objects.filter(username__iexact=skeleton).exists()
+    ):
         return True
     # Names with characters outside ASCII are few: compare what each looks like.
     others = User.objects.filter(username__regex=r"[^ -~]").values_list("username", flat=True)
@@ -394,8 +410,10 @@ class SignupForm(UserCreationForm):
         if not username:
             return username
         if confusables.is_dangerous(username):
-            raise ValidationError("Write your username in one alphabet (do not mix, say, Latin and Cyrillic letters).",
-                                  code="mixed_scripts")
+            raise ValidationError(
+                "Write your username in one alphabet (do not mix, say, Latin and Cyrillic letters).",
+                code="mixed_scripts",
+            )
         if username_taken(username):
             raise ValidationError(UNAVAILABLE, code="unavailable")
         return username
@@ -435,7 +453,9 @@ class MapUploadForm(forms.Form):
     """A new map for the campaign's library."""
 
     name = forms.CharField(max_length=100, label="Name", help_text="For example “Ruined bridge”.")
-    image = ImageUploadField(label="Image", help_text="PNG, JPEG or WebP, up to 10 MB and 4096 pixels a side.")
+    image = ImageUploadField(
+        label="Image", help_text="PNG, JPEG or WebP, up to 10 MB and 4096 pixels a side."
+    )
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
@@ -447,17 +467,35 @@ class MapUploadForm(forms.Form):
 class BattleMapForm(forms.Form):
     """A battle's map: a new upload or one from the library, and how the grid lies over it."""
 
-    image = ImageUploadField(required=False, label="Upload a new map",
-                             help_text="PNG, JPEG or WebP, up to 10 MB and 4096 pixels a side. It joins the library.")
+    image = ImageUploadField(
+        required=False,
+        label="Upload a new map",
+        help_text="PNG, JPEG or WebP, up to 10 MB and 4096 pixels a side. It joins the library.",
+    )
     library = forms.ChoiceField(required=False, label="Or pick one from the library")
-    fit = forms.BooleanField(required=False, initial=True, label="Stretch the image over the whole board",
-                             help_text="Untick to line the image's own grid up with the board's squares below.")
-    grid_cols = forms.IntegerField(required=False, min_value=1, max_value=200, label="Squares across the image",
-                                   help_text="How many squares the picture's width holds.")
-    grid_offset_x = forms.IntegerField(required=False, min_value=0, max_value=4096, initial=0,
-                                       label="Grid starts this many pixels from the left")
-    grid_offset_y = forms.IntegerField(required=False, min_value=0, max_value=4096, initial=0,
-                                       label="and this many pixels from the top")
+    fit = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Stretch the image over the whole board",
+        help_text="Untick to line the image's own grid up with the board's squares below.",
+    )
+    grid_cols = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=200,
+        label="Squares across the image",
+        help_text="How many squares the picture's width holds.",
+    )
+    grid_offset_x = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=4096,
+        initial=0,
+        label="Grid starts this many pixels from the left",
+    )
+    grid_offset_y = forms.IntegerField(
+        required=False, min_value=0, max_value=4096, initial=0, label="and this many pixels from the top"
+    )
 
     def __init__(self, *args, maps=(), current=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -473,6 +511,12 @@ class BattleMapForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if not cleaned.get("fit") and (cleaned.get("image") or cleaned.get("library")) and not cleaned.get("grid_cols"):
-            self.add_error("grid_cols", "Say how many squares the picture's width holds, or stretch it over the board.")
+        if (
+            not cleaned.get("fit")
+            and (cleaned.get("image") or cleaned.get("library"))
+            and not cleaned.get("grid_cols")
+        ):
+            self.add_error(
+                "grid_cols", "Say how many squares the picture's width holds, or stretch it over the board."
+            )
         return cleaned

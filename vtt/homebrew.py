@@ -32,8 +32,14 @@ PACK_VERSION = 1
 NAME_FIELD = Field("name", "Name", "str", max_length=60)
 
 KIND_LABELS = {
-    "abilities": "Abilities and spells", "spells": "Spells", "weapons": "Weapons", "items": "Items",
-    "statuses": "Statuses", "jobs": "Jobs", "accessories": "Accessories", "eidolons": "Eidolons",
+    "abilities": "Abilities and spells",
+    "spells": "Spells",
+    "weapons": "Weapons",
+    "items": "Items",
+    "statuses": "Statuses",
+    "jobs": "Jobs",
+    "accessories": "Accessories",
+    "eidolons": "Eidolons",
     MONSTERS: "Monsters",
 }
 
@@ -78,7 +84,9 @@ def slug(name: str) -> str:
 def entries(campaign: Campaign) -> dict[str, dict[str, dict[str, Any]]]:
     """The campaign's homebrew: kind -> key -> definition (monsters included)."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for kind, key, data in campaign.content_entries.order_by("kind", "key").values_list("kind", "key", "data"):
+    for kind, key, data in campaign.content_entries.order_by("kind", "key").values_list(
+        "kind", "key", "data"
+    ):
         out.setdefault(kind, {})[key] = data
     return out
 
@@ -104,8 +112,10 @@ def merged(campaign: Campaign) -> dict[str, dict[str, dict[str, Any]]]:
 
 def monster_sheets(campaign: Campaign) -> dict[str, dict[str, Any]]:
     """Homebrew monsters by name: valid sheets (without the name)."""
-    return {d.get("name", key): {k: v for k, v in d.items() if k != "name"}
-            for key, d in entries(campaign).get(MONSTERS, {}).items()}
+    return {
+        d.get("name", key): {k: v for k, v in d.items() if k != "name"}
+        for key, d in entries(campaign).get(MONSTERS, {}).items()
+    }
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -120,13 +130,15 @@ def _errors_for(errors: dict[str, list[str]], kind: str, key: str) -> tuple[dict
         if where == prefix:
             mine.setdefault("__all__", []).extend(messages)
         elif where.startswith(prefix + "."):
-            mine.setdefault(where[len(prefix) + 1:], []).extend(messages)
+            mine.setdefault(where[len(prefix) + 1 :], []).extend(messages)
         else:
             other.extend(messages)
     return mine, other
 
 
-def check_pack(ruleset, pack: dict[str, dict[str, dict[str, Any]]]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def check_pack(
+    ruleset, pack: dict[str, dict[str, dict[str, Any]]]
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Validate a whole homebrew pack (monsters included) with the ruleset; errors keyed ``kind.key.field``."""
     definitions = {k: v for k, v in pack.items() if k != MONSTERS}
     plugin = ruleset()
@@ -168,8 +180,9 @@ def check_pack(ruleset, pack: dict[str, dict[str, dict[str, Any]]]) -> tuple[dic
     return (clean if not errors else {}), errors
 
 
-def validate_entry(campaign: Campaign, kind: str, key: str, data: Any
-                   ) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def validate_entry(
+    campaign: Campaign, kind: str, key: str, data: Any
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """One entry checked with the campaign's other homebrew: (clean definition, errors by field).
 
     Errors of other entries that the change breaks (a status an ability names)
@@ -299,21 +312,27 @@ def read_pack(campaign: Campaign, raw: bytes | str) -> ImportPlan:
         return ImportPlan(False, "This content pack was written by another version and cannot be read.")
     ruleset = campaign.ruleset_class
     if data.get("ruleset") != ruleset.key:
-        return ImportPlan(False, f"This content pack is for another ruleset; this campaign plays {ruleset.name}.")
+        return ImportPlan(
+            False, f"This content pack is for another ruleset; this campaign plays {ruleset.name}."
+        )
     pack = data.get("content")
     if not isinstance(pack, dict) or not all(isinstance(v, dict) for v in pack.values()):
         return ImportPlan(False, "The file's content is not a set of definitions by kind.")
     kinds = kinds_of(ruleset)
     strange = sorted(set(pack) - set(kinds))
     if strange:
-        return ImportPlan(False, f"This ruleset has no content of kind: {', '.join(map(str, strange))[:200]}.")
+        return ImportPlan(
+            False, f"This ruleset has no content of kind: {', '.join(map(str, strange))[:200]}."
+        )
     combined = entries(campaign)
     for kind, defs in pack.items():
         combined.setdefault(kind, {}).update(defs)
     clean, errors = check_pack(ruleset, combined)
     if errors:
-        problems = [f"{_entry_name(combined, where)}: {_field_label(ruleset, where)}{' '.join(msgs)}"
-                    for where, msgs in sorted(errors.items())]
+        problems = [
+            f"{_entry_name(combined, where)}: {_field_label(ruleset, where)}{' '.join(msgs)}"
+            for where, msgs in sorted(errors.items())
+        ]
         return ImportPlan(False, "The content pack has invalid entries; nothing was imported.", problems[:50])
     existing = entries(campaign)
     plan = ImportPlan(True)
@@ -333,6 +352,8 @@ def apply_pack(campaign: Campaign, content: dict[str, dict[str, dict[str, Any]]]
     with transaction.atomic():
         for kind, defs in content.items():
             for key, data in defs.items():
-                ContentEntry.objects.update_or_create(campaign=campaign, kind=kind, key=key, defaults={"data": data})
+                ContentEntry.objects.update_or_create(
+                    campaign=campaign, kind=kind, key=key, defaults={"data": data}
+                )
                 count += 1
     return count

@@ -40,7 +40,9 @@ class ContentForm(SchemaFieldsMixin, forms.Form):
         super().__init__(*args, **kwargs)
         self.campaign, self.kind, self.key = campaign, kind, key
         self.schema = homebrew.schema_for(campaign.ruleset_class, kind)
-        add_schema_fields(self, self.schema, FIELD_PREFIX, values if values is not None else self.schema.defaults())
+        add_schema_fields(
+            self, self.schema, FIELD_PREFIX, values if values is not None else self.schema.defaults()
+        )
         self.definition: dict | None = None
 
     def clean(self):
@@ -79,20 +81,27 @@ def _rows(campaign: Campaign) -> list[dict]:
     sections = []
     for kind in homebrew.kinds_of(ruleset):
         mine = own.get(kind, {})
-        sections.append({
-            "kind": kind,
-            "label": homebrew.kind_label(kind),
-            "own": [(key, d.get("name", key), key in builtin.get(kind, {})) for key, d in mine.items()],
-            "builtin": [(key, d.get("name", key)) for key, d in builtin.get(kind, {}).items() if key not in mine],
-        })
+        sections.append(
+            {
+                "kind": kind,
+                "label": homebrew.kind_label(kind),
+                "own": [(key, d.get("name", key), key in builtin.get(kind, {})) for key, d in mine.items()],
+                "builtin": [
+                    (key, d.get("name", key)) for key, d in builtin.get(kind, {}).items() if key not in mine
+                ],
+            }
+        )
     return sections
 
 
 @login_required
 def content_list(request, pk: int):
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
-    return render(request, "vtt/content_list.html",
-                  {"campaign": campaign, "membership": membership, "sections": _rows(campaign)})
+    return render(
+        request,
+        "vtt/content_list.html",
+        {"campaign": campaign, "membership": membership, "sections": _rows(campaign)},
+    )
 
 
 @login_required
@@ -113,10 +122,17 @@ def content_create(request, pk: int, kind: str):
             entry = form.save()
         messages.success(request, f"{entry.name} added to this campaign's content.")
         return redirect("content", campaign.pk)
-    return render(request, "vtt/content_form.html", {
-        "campaign": campaign, "membership": membership, "form": form, "kind_label": homebrew.kind_label(kind),
-        "kind": kind,
-    })
+    return render(
+        request,
+        "vtt/content_form.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "form": form,
+            "kind_label": homebrew.kind_label(kind),
+            "kind": kind,
+        },
+    )
 
 
 def _entry_or_404(campaign: Campaign, kind: str, key: str) -> ContentEntry:
@@ -138,10 +154,19 @@ def content_edit(request, pk: int, kind: str, key: str):
             entry = form.save()
         messages.success(request, f"{entry.name} saved. New battles use this version.")
         return redirect("content", campaign.pk)
-    return render(request, "vtt/content_form.html", {
-        "campaign": campaign, "membership": membership, "form": form, "kind_label": homebrew.kind_label(kind),
-        "kind": kind, "entry": entry, "uses": homebrew.uses(campaign, kind, key),
-    })
+    return render(
+        request,
+        "vtt/content_form.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "form": form,
+            "kind_label": homebrew.kind_label(kind),
+            "kind": kind,
+            "entry": entry,
+            "uses": homebrew.uses(campaign, kind, key),
+        },
+    )
 
 
 @login_required

@@ -136,5 +136,9 @@ def portrait_from(upload) -> Portrait:
 
 def map_from(upload) -> MapPicture:
     image = open_upload(upload)
-    return MapPicture(image=encode(image), thumb=encode(fit_within(image, MAP_THUMB)),
-                      width=image.width, height=image.height)
+    return MapPicture(
+        image=encode(image),
+        thumb=encode(fit_within(image, MAP_THUMB)),
+        width=image.width,
+        height=image.height,
+    )

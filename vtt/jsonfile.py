@@ -40,7 +40,9 @@ def load_json(raw: bytes | str, max_bytes: int = MAX_BYTES, max_depth: int = MAX
     """The parsed value, or ``JsonRefused`` (too large, not UTF-8 JSON, too deep, a key twice, NaN)."""
     size = len(raw.encode() if isinstance(raw, str) else raw)
     if size > max_bytes:
-        raise JsonRefused(f"The file is too large ({size // 1024} KB; at most {max_bytes // (1024 * 1024)} MB).")
+        raise JsonRefused(
+            f"The file is too large ({size // 1024} KB; at most {max_bytes // (1024 * 1024)} MB)."
+        )
     if isinstance(raw, bytes):
         try:
             text = raw.decode("utf-8-sig")

@@ -22,6 +22,8 @@ def battles_changed(campaign, started=None) -> None:
             return
         html = render_to_string("combat/campaign_battles.html#battle_list", {"campaign": campaign})
         html += render_to_string("combat/campaign_battles.html#battle_notice", {"started": started})
-        async_to_sync(safe_group_send)(layer, campaign_group(campaign.pk), {"type": "campaign.battles", "html": html})
+        async_to_sync(safe_group_send)(
+            layer, campaign_group(campaign.pk), {"type": "campaign.battles", "html": html}
+        )
     except Exception:  # a failed push must never fail the request that changed the battle
         log.exception("campaign push for campaign %s failed", campaign.pk)

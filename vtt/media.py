@@ -17,7 +17,9 @@ from django.views.decorators.http import require_GET
 
 from vtt.access import campaign_for
 
-NAME = re.compile(r"^campaigns/(?P<campaign>[0-9]{1,18})/(?:portraits|maps)/[0-9a-f]{32}-(?:sheet|token|map|thumb)\.webp$")
+NAME = re.compile(
+    r"^campaigns/(?P<campaign>[0-9]{1,18})/(?:portraits|maps)/[0-9a-f]{32}-(?:sheet|token|map|thumb)\.webp$"
+)
 # Names are random and never reused: a browser may keep a file for a year, but only for this user.
 CACHE = "private, max-age=31536000, immutable"
 

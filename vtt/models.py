@@ -62,7 +62,9 @@ class Campaign(models.Model):
     name = models.CharField(max_length=100)
     ruleset = models.CharField(max_length=40, validators=[validate_ruleset_key])
     options = models.JSONField(default=dict, blank=True, help_text="House rules, validated by the ruleset.")
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_campaigns")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_campaigns"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -195,7 +197,9 @@ class Invite(models.Model):
             reason = invite.problem()
             if reason:
                 raise InviteError(reason)
-            membership = Membership.objects.create(user=user, campaign_id=invite.campaign_id, role=invite.role)
+            membership = Membership.objects.create(
+                user=user, campaign_id=invite.campaign_id, role=invite.role
+            )
             invite.uses += 1
             invite.save(update_fields=["uses"])
         self.uses = invite.uses
@@ -270,7 +274,10 @@ class Character(models.Model):
         if not self.campaign_id:
             return  # the missing campaign is reported on its own field
         errors: dict[str, list[str]] = {}
-        if self.owner_id and not Membership.objects.filter(campaign_id=self.campaign_id, user_id=self.owner_id).exists():
+        if (
+            self.owner_id
+            and not Membership.objects.filter(campaign_id=self.campaign_id, user_id=self.owner_id).exists()
+        ):
             errors["owner"] = ["The owner must be a member of the campaign."]
         if has_nul(self.sheet):
             errors["sheet"] = ["Null characters are not allowed."]
@@ -283,7 +290,9 @@ class Character(models.Model):
             clean, sheet_errors = ruleset.validate_sheet(self.sheet)
             if not sheet_errors:
                 # Names of weapons, abilities... must be the campaign's content (a name is taken as its key).
-                clean, sheet_errors = check_sheet(ruleset.sheet_schema, clean, campaign_content(self.campaign))
+                clean, sheet_errors = check_sheet(
+                    ruleset.sheet_schema, clean, campaign_content(self.campaign)
+                )
             if sheet_errors:
                 errors["sheet"] = schema_errors_as_messages(ruleset.sheet_schema, sheet_errors)
             else:

@@ -39,7 +39,9 @@ if SECRET_KEY == DEV_SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (production).")
     if not RUNNING_TESTS:
-        warnings.warn("Using the development SECRET_KEY: set SECRET_KEY and DEBUG=0 in production.", stacklevel=1)
+        warnings.warn(
+            "Using the development SECRET_KEY: set SECRET_KEY and DEBUG=0 in production.", stacklevel=1
+        )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -118,7 +120,11 @@ else:
             "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             # A file, not memory: browser tests serve the app from another process.
             # One file per test run (several runs may share a checkout); spawned children inherit it.
-            "TEST": {"NAME": os.environ.setdefault("VTT_SQLITE_TEST_DB", str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3"))},
+            "TEST": {
+                "NAME": os.environ.setdefault(
+                    "VTT_SQLITE_TEST_DB", str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")
+                )
+            },
             "OPTIONS": {
                 "timeout": 20,
                 "transaction_mode": "IMMEDIATE",
@@ -148,7 +154,10 @@ else:
     # One queue per socket; a queue that fills is a client too slow to follow (it is dropped, see
     # SOCKET_SLOW_BACKLOG). The Redis pub/sub layer has no capacity: the consumer watches its backlog.
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 500, "expiry": 60}}
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 500, "expiry": 60},
+        }
     }
 
 # Open battle sockets: per user per battle (a newer one closes the oldest), per client address (over
@@ -178,7 +187,9 @@ if RUNNING_TESTS:
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Two limits (vtt.throttle): LOGIN_FAILURES_PER_ACCOUNT failures for one username from one address,
 # and LOGIN_FAILURES_PER_IP failures from one address over every username (spraying many accounts).
-LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", os.environ.get("AXES_FAILURE_LIMIT", "5")))
+LOGIN_FAILURES_PER_ACCOUNT = int(
+    os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", os.environ.get("AXES_FAILURE_LIMIT", "5"))
+)
 LOGIN_FAILURES_PER_IP = int(os.environ.get("LOGIN_FAILURES_PER_IP", "20"))
 AXES_FAILURE_LIMIT = "vtt.throttle.failure_limit"
 AXES_HANDLER = "vtt.throttle.LoginAttempts"

@@ -89,8 +89,9 @@ def signup(request):
     if request.method == "POST" and not signup_allowed(request):
         form = SignupForm()
         messages.error(request, "Too many sign-ups from your network. Try again in an hour.")
-        return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")},
-                      status=429)
+        return render(
+            request, "registration/signup.html", {"form": form, "next": _next_url(request, "")}, status=429
+        )
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -159,16 +160,15 @@ def campaign_edit(request, pk: int):
         form.save()
         messages.success(request, "Campaign saved.")
         return redirect(campaign)
-    return render(request, "vtt/campaign_form.html", {"form": form, "campaign": campaign, "membership": membership})
+    return render(
+        request, "vtt/campaign_form.html", {"form": form, "campaign": campaign, "membership": membership}
+    )
 
 
 def _campaign_context(request, campaign: Campaign, membership: Membership, **extra) -> dict:
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
     characters = campaign.characters.select_related("owner").order_by("kind", "name", "pk")
-    rows = [
-        {"character": c, "can_edit": can_edit_character(request.user, membership, c)}
-        for c in characters
-    ]
+    rows = [{"character": c, "can_edit": can_edit_character(request.user, membership, c)} for c in characters]
     context = {
         "campaign": campaign,
         "membership": membership,
@@ -179,7 +179,9 @@ def _campaign_context(request, campaign: Campaign, membership: Membership, **ext
         "my_characters": [c for c in characters if c.owner_id == request.user.pk],
     }
     if membership.is_gm:
-        context["invites"] = campaign.invites.filter(expires_at__gt=timezone.now()).order_by("-created", "-pk")
+        context["invites"] = campaign.invites.filter(expires_at__gt=timezone.now()).order_by(
+            "-created", "-pk"
+        )
         context.setdefault("invite_form", InviteForm())
     context.update(extra)
     return context
@@ -213,14 +215,20 @@ def member_role(request, pk: int, member_pk: int):
         return HttpResponseBadRequest("Unknown role.")
     with transaction.atomic():
         # Lock the GM rows so two GMs demoting each other at once cannot leave none.
-        gm_ids = list(Membership.objects.select_for_update().filter(campaign=campaign, role=Role.GM).values_list("pk", flat=True))
+        gm_ids = list(
+            Membership.objects.select_for_update()
+            .filter(campaign=campaign, role=Role.GM)
+            .values_list("pk", flat=True)
+        )
         member.refresh_from_db(fields=["role"])
         if member.role == Role.GM and role != Role.GM and len(gm_ids) <= 1:
             messages.error(request, "A campaign needs at least one game master.")
         else:
             member.role = role
             member.save(update_fields=["role"])
-            messages.success(request, f"{member.user.get_username()} is now {member.get_role_display().lower()}.")
+            messages.success(
+                request, f"{member.user.get_username()} is now {member.get_role_display().lower()}."
+            )
     if request.htmx:
         context = _campaign_context(request, campaign, membership_for(request.user, campaign))
         return render(request, "vtt/campaign_detail.html#members", context)
@@ -253,7 +261,9 @@ def invite_revoke(request, pk: int, invite_pk: int):
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     get_object_or_404(Invite, campaign=campaign, pk=invite_pk).delete()
     if request.htmx:
-        return render(request, "vtt/campaign_detail.html#invites", _campaign_context(request, campaign, membership))
+        return render(
+            request, "vtt/campaign_detail.html#invites", _campaign_context(request, campaign, membership)
+        )
     messages.success(request, "Invite link revoked.")
     return redirect(campaign)
 
@@ -263,8 +273,11 @@ def join(request, token: str):
     if not request.user.is_authenticated:
         # Welcome first: who invites you to what; sign up (or log in) and join in one submit.
         context = {
-            "invite": invite, "problem": invite.problem(), "next": request.path,
-            "signup_form": SignupForm(), "login_form": AuthenticationForm(request),
+            "invite": invite,
+            "problem": invite.problem(),
+            "next": request.path,
+            "signup_form": SignupForm(),
+            "login_form": AuthenticationForm(request),
         }
         return render(request, "vtt/join.html", context, status=410 if invite.problem() else 200)
     membership = membership_for(request.user, invite.campaign)
@@ -304,15 +317,27 @@ def character_create(request, pk: int):
         # A blank sheet would have no attack at all: start from the first template, name left to choose.
         chosen = next(iter(by_slug))
         sheet = by_slug[chosen][1]
-    form = CharacterForm(request.POST or None, request.FILES or None, campaign=campaign, membership=membership,
-                         initial=initial, sheet=sheet)
+    form = CharacterForm(
+        request.POST or None,
+        request.FILES or None,
+        campaign=campaign,
+        membership=membership,
+        initial=initial,
+        sheet=sheet,
+    )
     if request.method == "POST" and form.is_valid():
         character = form.save()
         forget_faces(campaign.pk)
         messages.success(request, f"{character.name} created.")
-        return redirect(character.campaign if character.kind == CharacterKind.PC and not membership.is_gm else character)
+        return redirect(
+            character.campaign if character.kind == CharacterKind.PC and not membership.is_gm else character
+        )
     context = {
-        "form": form, "campaign": campaign, "membership": membership, "kind": kind, "chosen": chosen,
+        "form": form,
+        "campaign": campaign,
+        "membership": membership,
+        "kind": kind,
+        "chosen": chosen,
         "templates": [(template_slug(name), name, sheet) for name, sheet in templates.items()],
     }
     return render(request, "vtt/character_form.html", context)
@@ -353,8 +378,13 @@ def character_detail(request, pk: int, char_pk: int):
 def character_edit(request, pk: int, char_pk: int):
     character, membership = character_for(request, pk, char_pk, edit=True)
     campaign = character.campaign
-    form = CharacterForm(request.POST or None, request.FILES or None, instance=character, campaign=campaign,
-                         membership=membership)
+    form = CharacterForm(
+        request.POST or None,
+        request.FILES or None,
+        instance=character,
+        campaign=campaign,
+        membership=membership,
+    )
     if request.method == "POST" and form.is_valid():
         form.save()
         forget_faces(campaign.pk)  # the board shows a new portrait at once

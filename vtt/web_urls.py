@@ -40,14 +40,24 @@ urlpatterns = [
     path("campaigns/<id:pk>/characters/new/", views.character_create, name="character_create"),
     path("campaigns/<id:pk>/characters/<id:char_pk>/", views.character_detail, name="character"),
     path("campaigns/<id:pk>/characters/<id:char_pk>/edit/", views.character_edit, name="character_edit"),
-    path("campaigns/<id:pk>/characters/<id:char_pk>/delete/", views.character_delete, name="character_delete"),
+    path(
+        "campaigns/<id:pk>/characters/<id:char_pk>/delete/", views.character_delete, name="character_delete"
+    ),
     path("campaigns/<id:pk>/content/", homebrew_views.content_list, name="content"),
     path("campaigns/<id:pk>/content/export/", homebrew_views.content_export, name="content_export"),
     path("campaigns/<id:pk>/content/import/", homebrew_views.content_import, name="content_import"),
     path("campaigns/<id:pk>/content/<slug:kind>/new/", homebrew_views.content_create, name="content_create"),
-    path("campaigns/<id:pk>/content/<slug:kind>/<slug:key>/", homebrew_views.content_edit, name="content_edit"),
-    path("campaigns/<id:pk>/content/<slug:kind>/<slug:key>/delete/", homebrew_views.content_delete,
-         name="content_delete"),
-    path("campaigns/<id:pk>/content/<slug:kind>/<slug:key>/character/", homebrew_views.content_character,
-         name="content_character"),
+    path(
+        "campaigns/<id:pk>/content/<slug:kind>/<slug:key>/", homebrew_views.content_edit, name="content_edit"
+    ),
+    path(
+        "campaigns/<id:pk>/content/<slug:kind>/<slug:key>/delete/",
+        homebrew_views.content_delete,
+        name="content_delete",
+    ),
+    path(
+        "campaigns/<id:pk>/content/<slug:kind>/<slug:key>/character/",
+        homebrew_views.content_character,
+        name="content_character",
+    ),
 ]

@@ -159,8 +159,11 @@ class ActionOption:
     areas: dict[str, list[list[int]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        geometry = {name: {k: [list(s) for s in v] for k, v in value.items()}
-                    for name, value in (("paths", self.paths), ("areas", self.areas)) if value}
+        geometry = {
+            name: {k: [list(s) for s in v] for k, v in value.items()}
+            for name, value in (("paths", self.paths), ("areas", self.areas))
+            if value
+        }
         return {
             "kind": self.kind,
             "label": self.label,

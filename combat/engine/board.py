@@ -68,7 +68,9 @@ def neighbours(sq: Square, width: int, height: int, diagonal: bool = True) -> li
     return [(x + dx, y + dy) for dx, dy in steps if 0 <= x + dx < width and 0 <= y + dy < height]
 
 
-def within(origin: Iterable[int], radius: int, width: int, height: int, metric: str = "chebyshev") -> list[Square]:
+def within(
+    origin: Iterable[int], radius: int, width: int, height: int, metric: str = "chebyshev"
+) -> list[Square]:
     """Every square at distance <= radius of origin (a range, or a burst area; MIST-AOE-1 with manhattan)."""
     ox, oy = origin
     dist = METRICS[metric]
@@ -102,8 +104,15 @@ def line(a: Iterable[int], b: Iterable[int]) -> list[Square]:
     return out
 
 
-def area(shape: str, origin: Iterable[int], size: int, width: int, height: int,
-         metric: str = "chebyshev", toward: Iterable[int] | None = None) -> list[Square]:
+def area(
+    shape: str,
+    origin: Iterable[int],
+    size: int,
+    width: int,
+    height: int,
+    metric: str = "chebyshev",
+    toward: Iterable[int] | None = None,
+) -> list[Square]:
     """Squares of an area: ``burst`` (within size of origin), ``single``, ``line`` (size squares toward)."""
     if shape == "single" or size <= 0:
         return [tuple(origin)]  # type: ignore[list-item]
@@ -112,7 +121,7 @@ def area(shape: str, origin: Iterable[int], size: int, width: int, height: int,
     if shape == "line":
         if toward is None:
             return [tuple(origin)]  # type: ignore[list-item]
-        return [sq for sq in line(origin, toward)[1: size + 1] if in_bounds(sq, width, height)]
+        return [sq for sq in line(origin, toward)[1 : size + 1] if in_bounds(sq, width, height)]
     raise ValueError(f"Unknown area shape {shape!r}")
 
 
@@ -124,14 +133,23 @@ def _adjacency(width: int, height: int, diagonal: bool) -> dict[Square, list[Squ
     key = (width, height, diagonal)
     table = _ADJACENCY.get(key)
     if table is None:
-        table = {(x, y): neighbours((x, y), width, height, diagonal) for y in range(height) for x in range(width)}
+        table = {
+            (x, y): neighbours((x, y), width, height, diagonal) for y in range(height) for x in range(width)
+        }
         if len(_ADJACENCY) < 64:
             _ADJACENCY[key] = table
     return table
 
 
-def reachable(start: Square, max_steps: int, width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
-              no_stop: set[Square] | frozenset = frozenset(), diagonal: bool = True) -> dict[Square, int]:
+def reachable(
+    start: Square,
+    max_steps: int,
+    width: int,
+    height: int,
+    blocked: set[Square] | frozenset = frozenset(),
+    no_stop: set[Square] | frozenset = frozenset(),
+    diagonal: bool = True,
+) -> dict[Square, int]:
     """Squares a mover can end on within ``max_steps`` (BFS), with their step count.
 
     ``blocked`` squares can be neither crossed nor entered (walls, enemies);
@@ -156,9 +174,15 @@ def reachable(start: Square, max_steps: int, width: int, height: int, blocked: s
     return seen
 
 
-def paths_within(start: Square, max_steps: int, width: int, height: int,
-                 blocked: set[Square] | frozenset = frozenset(), no_stop: set[Square] | frozenset = frozenset(),
-                 diagonal: bool = True) -> dict[Square, list[Square]]:
+def paths_within(
+    start: Square,
+    max_steps: int,
+    width: int,
+    height: int,
+    blocked: set[Square] | frozenset = frozenset(),
+    no_stop: set[Square] | frozenset = frozenset(),
+    diagonal: bool = True,
+) -> dict[Square, list[Square]]:
     """Like ``reachable``, with a shortest path (start included) to each square a mover can end on.
 
     The board shows these paths as the move preview, so the browser does no path finding.
@@ -191,8 +215,15 @@ def square_key(sq: Iterable[int]) -> str:
     return f"{x},{y}"
 
 
-def find_path(start: Square, goal: Square, width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
-              max_steps: int | None = None, diagonal: bool = True) -> list[Square] | None:
+def find_path(
+    start: Square,
+    goal: Square,
+    width: int,
+    height: int,
+    blocked: set[Square] | frozenset = frozenset(),
+    max_steps: int | None = None,
+    diagonal: bool = True,
+) -> list[Square] | None:
     """Shortest path start..goal (both included) avoiding ``blocked``, or None (BFS, bounded by the board)."""
     if start == goal:
         return [start]
@@ -220,8 +251,13 @@ def find_path(start: Square, goal: Square, width: int, height: int, blocked: set
     return None
 
 
-def valid_path(path: list[Square], width: int, height: int, blocked: set[Square] | frozenset = frozenset(),
-               diagonal: bool = True) -> str | None:
+def valid_path(
+    path: list[Square],
+    width: int,
+    height: int,
+    blocked: set[Square] | frozenset = frozenset(),
+    diagonal: bool = True,
+) -> str | None:
     """Why a client-given path is invalid (each step adjacent, on the board, not blocked), or None."""
     steps = {(dx, dy) for dx, dy in (ORTHOGONAL + DIAGONAL if diagonal else ORTHOGONAL)}
     for a, b in zip(path, path[1:], strict=False):
@@ -239,8 +275,17 @@ def other_row(row: str) -> str:
     return "back" if row == "front" else "front"
 
 
-def chosen_path(params: dict, start: Square, width: int, height: int, blocked: set[Square], no_stop: set[Square],
-                allowance: int, diagonal: bool = True, max_len: int | None = None) -> list[Square] | str:
+def chosen_path(
+    params: dict,
+    start: Square,
+    width: int,
+    height: int,
+    blocked: set[Square],
+    no_stop: set[Square],
+    allowance: int,
+    diagonal: bool = True,
+    max_len: int | None = None,
+) -> list[Square] | str:
     """The path a move action asks for, or why it cannot be taken (a message for the player).
 
     ``params`` holds either a client ``path`` (a list of squares, checked step by

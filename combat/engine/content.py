@@ -40,8 +40,9 @@ class DefinitionKind:
     check: Callable[[dict[str, Any], dict[str, Any]], dict[str, list[str]]] | None = None
 
 
-def validate_pack(kinds: dict[str, DefinitionKind], pack: Any,
-                  base: dict[str, dict[str, Any]] | None = None) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def validate_pack(
+    kinds: dict[str, DefinitionKind], pack: Any, base: dict[str, dict[str, Any]] | None = None
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Validate a whole content pack; ``base`` (the starter pack) resolves references too."""
     if not isinstance(pack, dict):
         return {}, {"__all__": ["A content pack is an object of definition kinds."]}

@@ -54,9 +54,11 @@ class Ctx:
         """
         if self._rolls:
             data["rolls"] = self._rolls
-            data["rolled"] = {"expression": " + ".join(r["expr"] for r in self._rolls),
-                              "faces": [f for r in self._rolls for f in r["faces"]],
-                              "total": sum(r["total"] for r in self._rolls)}
+            data["rolled"] = {
+                "expression": " + ".join(r["expr"] for r in self._rolls),
+                "faces": [f for r in self._rolls for f in r["faces"]],
+                "total": sum(r["total"] for r in self._rolls),
+            }
             self._rolls = []
         event = Event(type, data)
         apply_event(self.state, event, self.rules)
@@ -68,25 +70,48 @@ class Ctx:
         if self._rolls:
             self.emit("dice.rolled")
 
-    def open_decision(self, combatant: str, prompt: str, options: list[dict[str, str]], default: str,
-                      trigger: str = "", resume: dict[str, Any] | None = None, gm_only: bool = False) -> None:
+    def open_decision(
+        self,
+        combatant: str,
+        prompt: str,
+        options: list[dict[str, str]],
+        default: str,
+        trigger: str = "",
+        resume: dict[str, Any] | None = None,
+        gm_only: bool = False,
+    ) -> None:
         """Pause for a reaction window (ENG-6); GM-run NPCs answer at once with ``default`` when auto.
 
         ``gm_only``: a prompt about ``combatant`` that only the GM answers (never automatic).
         """
         c = self.state.combatants[combatant]
         controller = None if gm_only else c.controller
-        decision = Decision(f"d{self.state.seq + 1}", combatant, controller, prompt, options, default,
-                            trigger, resume or {}, gm_only)
+        decision = Decision(
+            f"d{self.state.seq + 1}",
+            combatant,
+            controller,
+            prompt,
+            options,
+            default,
+            trigger,
+            resume or {},
+            gm_only,
+        )
         self.emit("decision.opened", decision=decision.to_dict())
-        if (not gm_only and c.controller is None and c.kind != "pc"
-                and self.state.options.get("npc_reactions", "auto") == "auto"):
+        if (
+            not gm_only
+            and c.controller is None
+            and c.kind != "pc"
+            and self.state.options.get("npc_reactions", "auto") == "auto"
+        ):
             self.answer(decision.id, default, by="policy")
 
     def answer(self, decision_id: str, choice: str, by: str) -> Any:
         pending = self.state.pending
         assert pending is not None and pending.id == decision_id
-        self.emit("decision.answered", decision=decision_id, combatant=pending.combatant, choice=choice, by=by)
+        self.emit(
+            "decision.answered", decision=decision_id, combatant=pending.combatant, choice=choice, by=by
+        )
         self._depth += 1
         if self._depth > 50:
             raise RuntimeError("Too many chained reaction windows.")
@@ -98,6 +123,7 @@ class Ctx:
 
 
 # --- turn and round bookkeeping (generic for every ruleset) -------------------
+
 
 def _paused(ctx: Ctx, at: str, index: int = 0) -> bool:
     """True when a hook left a reaction window open: remember where the turn flow stops."""
@@ -228,6 +254,7 @@ def finish(ctx: Ctx) -> None:
 
 # --- applying events (deterministic, no dice) -----------------------------------
 
+
 def _c(state: BattleState, data: dict[str, Any], key: str = "combatant") -> Combatant:
     return state.combatants[data[key]]
 
@@ -295,7 +322,9 @@ def _target_hp(state: BattleState, d: dict[str, Any]) -> None:
     _vitals(_c(state, d, "target"), d)
 
 
-_STATUS_META = frozenset(("combatant", "status", "rolls", "rolled", "by", "actor", "spend", "source_name", "act"))
+_STATUS_META = frozenset(
+    ("combatant", "status", "rolls", "rolled", "by", "actor", "spend", "source_name", "act")
+)
 
 
 def _status_applied(state: BattleState, d: dict[str, Any]) -> None:

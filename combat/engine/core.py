@@ -30,13 +30,33 @@ from combat.engine.state import BattleState
 from combat.engine.view import Viewer, view_for
 
 __all__ = [
-    "Action", "ActionOption", "Event", "Refusal", "RefusalCode", "Viewer", "apply", "apply_all", "decide", "legal_actions",
-    "new_battle_event", "replay", "resolve", "undo_cut", "view_for",
+    "Action",
+    "ActionOption",
+    "Event",
+    "Refusal",
+    "RefusalCode",
+    "Viewer",
+    "apply",
+    "apply_all",
+    "decide",
+    "legal_actions",
+    "new_battle_event",
+    "replay",
+    "resolve",
+    "undo_cut",
+    "view_for",
 ]
 
 
-def new_battle_event(ruleset_key: str, options: dict[str, Any] | None, seed: int, width: int, height: int,
-                     blocked: Iterable[Iterable[int]] = (), content: dict[str, Any] | None = None) -> Event:
+def new_battle_event(
+    ruleset_key: str,
+    options: dict[str, Any] | None,
+    seed: int,
+    width: int,
+    height: int,
+    blocked: Iterable[Iterable[int]] = (),
+    content: dict[str, Any] | None = None,
+) -> Event:
     """The ``battle.created`` event that starts every log.
 
     Options are validated against the ruleset (missing ones take defaults);
@@ -49,8 +69,14 @@ def new_battle_event(ruleset_key: str, options: dict[str, Any] | None, seed: int
         raise ValueError(str(exc)) from None
     clean, errors = rules.validate_options(options or {})
     if errors:
-        raise ValueError("Invalid options: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(errors.items())))
-    if type(width) is not int or type(height) is not int or not (1 <= width <= MAX_BOARD and 1 <= height <= MAX_BOARD):
+        raise ValueError(
+            "Invalid options: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(errors.items()))
+        )
+    if (
+        type(width) is not int
+        or type(height) is not int
+        or not (1 <= width <= MAX_BOARD and 1 <= height <= MAX_BOARD)
+    ):
         raise ValueError(f"Board size must be 1 to {MAX_BOARD} squares a side.")
     squares = []
     for b in blocked:
@@ -58,13 +84,21 @@ def new_battle_event(ruleset_key: str, options: dict[str, Any] | None, seed: int
         if sq is None:
             raise ValueError(f"Blocked square {list(b)!r} is not on the board.")
         squares.append(list(sq))
-    data = {"ruleset": ruleset_key, "options": clean, "seed": int(seed), "width": width, "height": height,
-            "blocked": squares}
+    data = {
+        "ruleset": ruleset_key,
+        "options": clean,
+        "seed": int(seed),
+        "width": width,
+        "height": height,
+        "blocked": squares,
+    }
     if content:
         plugin = rules()
         problems = plugin.validate_content(content)
         if problems:
-            raise ValueError("Invalid content: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(problems.items())))
+            raise ValueError(
+                "Invalid content: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(problems.items()))
+            )
         data["content"] = plugin.clean_content(content)
     return Event("battle.created", data)
 
@@ -74,8 +108,16 @@ def _state_from_created(event: Event) -> BattleState:
     extra: dict[str, Any] = {"next_id": 1}
     if d.get("content"):
         extra["content"] = d["content"]
-    return BattleState(d["ruleset"], dict(d["options"]), d["seed"], d["width"], d["height"],
-                       [list(b) for b in d.get("blocked", [])], seq=1, extra=extra)
+    return BattleState(
+        d["ruleset"],
+        dict(d["options"]),
+        d["seed"],
+        d["width"],
+        d["height"],
+        [list(b) for b in d.get("blocked", [])],
+        seq=1,
+        extra=extra,
+    )
 
 
 def replay(events: Iterable[Event | dict[str, Any]]) -> BattleState:
@@ -118,8 +160,10 @@ def _check_turn(state: BattleState, action: Action) -> Refusal | None:
         return Refusal("The battle is over.")
     if state.pending is not None:
         who = state.combatants.get(state.pending.combatant)
-        return Refusal(f"Waiting for {who.name if who else 'a reaction'} to answer: {state.pending.prompt}",
-                       RefusalCode.WAITING)
+        return Refusal(
+            f"Waiting for {who.name if who else 'a reaction'} to answer: {state.pending.prompt}",
+            RefusalCode.WAITING,
+        )
     current = state.current()
     if current is None:
         return Refusal("It is nobody's turn.")
@@ -139,8 +183,11 @@ def _answer(ctx: Ctx, action: Action) -> Refusal | None:
     if did != pending.id:
         return Refusal("That question has already been answered.")
     if action.actor is not None and (action.actor != pending.combatant or pending.gm_only):
-        return Refusal("Only the GM answers this." if pending.gm_only
-                       else "This question is not addressed to that combatant.")
+        return Refusal(
+            "Only the GM answers this."
+            if pending.gm_only
+            else "This question is not addressed to that combatant."
+        )
     choice = action.params.get("choice")
     if choice not in pending.choice_keys():
         return Refusal(f"Choose one of: {', '.join(pending.choice_keys())}.", RefusalCode.BAD_INPUT)
@@ -152,7 +199,9 @@ def _end_turn(ctx: Ctx, action: Action) -> Refusal | None:
     return None
 
 
-def resolve(state: BattleState, action: Action | dict[str, Any], dice) -> tuple[list[Event], BattleState] | Refusal:
+def resolve(
+    state: BattleState, action: Action | dict[str, Any], dice
+) -> tuple[list[Event], BattleState] | Refusal:
     """Like ``decide``, and also return the resulting state (saves re-applying the events)."""
     if not isinstance(action, Action):
         action = Action.from_dict(action)
@@ -237,8 +286,10 @@ def legal_actions(state: BattleState, actor_id: str | None) -> list[ActionOption
     if pending is not None:
         if actor_id != pending.combatant or pending.gm_only:
             return []
-        return [ActionOption("answer", o["label"], params={"decision": pending.id, "choice": o["key"]})
-                for o in pending.options]
+        return [
+            ActionOption("answer", o["label"], params={"decision": pending.id, "choice": o["key"]})
+            for o in pending.options
+        ]
     current = state.current()
     if current is None or current.id != actor_id:
         return []

@@ -166,6 +166,7 @@ class BattleExtra(Recorded, total=False):
 
 class BattleStarted(Recorded, total=False):
     """``battle.started``."""
+
     pass
 
 
@@ -283,6 +284,7 @@ class DecisionOpened(Recorded, total=False):
 
 class DiceRolled(Recorded, total=False):
     """``dice.rolled``."""
+
     pass
 
 

@@ -78,9 +78,24 @@ def _new_combatant(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any] | Refusal:
         return place
     init = ctx.rules.init_combatant(sheet)
     cid = f"c{state.extra.get('next_id', 1)}"
-    c = Combatant(cid, name.strip(), side, kind, None if controller is None else str(controller), character_id,
-                  sheet, init["hp"], init["max_hp"], init.get("resources", {}), {}, place.get("pos"),
-                  place.get("row"), True, False, init.get("extra", {}))
+    c = Combatant(
+        cid,
+        name.strip(),
+        side,
+        kind,
+        None if controller is None else str(controller),
+        character_id,
+        sheet,
+        init["hp"],
+        init["max_hp"],
+        init.get("resources", {}),
+        {},
+        place.get("pos"),
+        place.get("row"),
+        True,
+        False,
+        init.get("extra", {}),
+    )
     return c.to_dict()
 
 
@@ -156,7 +171,12 @@ def gm_add_status(ctx: Ctx, action: Action) -> Refusal | None:
     keys = ctx.rules.status_keys(ctx.state)
     if not isinstance(status, str) or not status or (keys is not None and status not in keys):
         return Refusal("Unknown status." + (f" Known: {', '.join(sorted(keys))}." if keys else ""))
-    if type(power) is not int or not 0 <= power <= 999 or type(duration) is not int or not 1 <= duration <= 99:
+    if (
+        type(power) is not int
+        or not 0 <= power <= 999
+        or type(duration) is not int
+        or not 1 <= duration <= 99
+    ):
         return Refusal("Power must be 0-999 and duration 1-99.")
     ctx.emit("status.applied", combatant=c.id, status=status, power=power, duration=duration, by="gm")
     return None

@@ -148,7 +148,9 @@ class SheetSchema:
         """Initial values for a new sheet (forms pre-fill these)."""
         return {f.key: f.default for f in self.fields if f.default is not None}
 
-    def validate(self, data: Any, *, allow_unknown: bool = False) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    def validate(
+        self, data: Any, *, allow_unknown: bool = False
+    ) -> tuple[dict[str, Any], dict[str, list[str]]]:
         if not isinstance(data, Mapping):
             return {}, {"__all__": ["Expected an object of named values."]}
         clean: dict[str, Any] = {}

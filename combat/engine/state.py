@@ -99,9 +99,21 @@ class Combatant:
 
     def clone(self) -> Combatant:
         return Combatant(
-            self.id, self.name, self.side, self.kind, self.controller, self.character_id, self.sheet,
-            self.hp, self.max_hp, dict(self.resources), {k: dict(v) for k, v in self.statuses.items()},
-            list(self.pos) if self.pos is not None else None, self.row, self.alive, self.ko,
+            self.id,
+            self.name,
+            self.side,
+            self.kind,
+            self.controller,
+            self.character_id,
+            self.sheet,
+            self.hp,
+            self.max_hp,
+            dict(self.resources),
+            {k: dict(v) for k, v in self.statuses.items()},
+            list(self.pos) if self.pos is not None else None,
+            self.row,
+            self.alive,
+            self.ko,
             copy_json(self.extra) if self.extra else {},
         )
 
@@ -145,9 +157,15 @@ class Decision:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Decision:
         return cls(
-            d["id"], d["combatant"], d.get("controller"), d.get("prompt", ""),
-            [dict(o) for o in d.get("options", [])], d.get("default", ""), d.get("trigger", ""),
-            copy_json(d.get("resume") or {}), bool(d.get("gm_only", False)),
+            d["id"],
+            d["combatant"],
+            d.get("controller"),
+            d.get("prompt", ""),
+            [dict(o) for o in d.get("options", [])],
+            d.get("default", ""),
+            d.get("trigger", ""),
+            copy_json(d.get("resume") or {}),
+            bool(d.get("gm_only", False)),
         )
 
 
@@ -228,8 +246,19 @@ class BattleState:
     def clone(self) -> BattleState:
         """An independent copy (sheets and options shared: they are replaced, never edited)."""
         return BattleState(
-            self.ruleset, self.options, self.seed, self.width, self.height, self.blocked,
-            {k: c.clone() for k, c in self.combatants.items()}, list(self.order), self.turn, self.round,
-            self.phase, Decision.from_dict(self.pending.to_dict()) if self.pending else None,
-            copy_json(self.result), self.seq, copy_json(self.extra) if self.extra else {},
+            self.ruleset,
+            self.options,
+            self.seed,
+            self.width,
+            self.height,
+            self.blocked,
+            {k: c.clone() for k, c in self.combatants.items()},
+            list(self.order),
+            self.turn,
+            self.round,
+            self.phase,
+            Decision.from_dict(self.pending.to_dict()) if self.pending else None,
+            copy_json(self.result),
+            self.seq,
+            copy_json(self.extra) if self.extra else {},
         )

@@ -45,13 +45,24 @@ class Battle:
     (ENG-10); ``blocked`` squares that no one may enter.
     """
 
-    def __init__(self, ruleset: str, options: dict[str, Any] | None = None, width: int = 10,
-                 height: int = 8, blocked: Iterable[Sequence[int]] = (), seed: int = 1,
-                 content: dict[str, Any] | None = None) -> None:
-        self.log: list[Event] = [new_battle_event(ruleset, options or {}, seed, width, height, blocked, content)]
+    def __init__(
+        self,
+        ruleset: str,
+        options: dict[str, Any] | None = None,
+        width: int = 10,
+        height: int = 8,
+        blocked: Iterable[Sequence[int]] = (),
+        seed: int = 1,
+        content: dict[str, Any] | None = None,
+    ) -> None:
+        self.log: list[Event] = [
+            new_battle_event(ruleset, options or {}, seed, width, height, blocked, content)
+        ]
         self.state: BattleState = replay(self.log)
 
-    def act(self, kind: str, actor: str | None = None, dice: list[int] | None = None, **params: Any) -> list[Event]:
+    def act(
+        self, kind: str, actor: str | None = None, dice: list[int] | None = None, **params: Any
+    ) -> list[Event]:
         """Submit an action as ``actor`` (None: the GM) with ``dice`` as the faces rolled, in order.
 
         Returns the events (and applies them); a refusal raises AssertionError
@@ -61,13 +72,15 @@ class Battle:
         assert not isinstance(out, Refusal), out.reason
         return out
 
-    def try_act(self, kind: str, actor: str | None = None, dice: list[int] | None = None,
-                **params: Any) -> list[Event] | Refusal:
+    def try_act(
+        self, kind: str, actor: str | None = None, dice: list[int] | None = None, **params: Any
+    ) -> list[Event] | Refusal:
         """Like ``act``, but a refusal is returned (and nothing changed)."""
         return self.submit(kind, actor, dice, params)
 
-    def submit(self, kind: str, actor: str | None, dice: list[int] | None,
-               params: dict[str, Any]) -> list[Event] | Refusal:
+    def submit(
+        self, kind: str, actor: str | None, dice: list[int] | None, params: dict[str, Any]
+    ) -> list[Event] | Refusal:
         scripted = ScriptedDice(dice or [])
         out = resolve(self.state, Action(kind, actor, params), scripted)
         if isinstance(out, Refusal):
@@ -77,8 +90,16 @@ class Battle:
         self.log.extend(events)
         return events
 
-    def add(self, name: str, side: str = "party", pos: Sequence[int] | None = None, kind: str | None = None,
-            controller: str | None = None, row: str | None = None, **sheet: Any) -> str:
+    def add(
+        self,
+        name: str,
+        side: str = "party",
+        pos: Sequence[int] | None = None,
+        kind: str | None = None,
+        controller: str | None = None,
+        row: str | None = None,
+        **sheet: Any,
+    ) -> str:
         """Add a combatant with this sheet (setup, or a GM addition once running); returns its id."""
         params: dict[str, Any] = {"name": name, "side": side, "sheet": sheet, "controller": controller}
         if kind:

@@ -58,8 +58,15 @@ def coarse_state(hp: int, max_hp: int) -> str:
 
 def _combatant_view(c: Combatant, full: bool, show_hp: bool, mine: bool) -> dict[str, Any]:
     d: dict[str, Any] = {
-        "id": c.id, "name": c.name, "side": c.side, "kind": c.kind, "pos": list(c.pos) if c.pos else None,
-        "row": c.row, "alive": c.alive, "ko": c.ko, "mine": mine,
+        "id": c.id,
+        "name": c.name,
+        "side": c.side,
+        "kind": c.kind,
+        "pos": list(c.pos) if c.pos else None,
+        "row": c.row,
+        "alive": c.alive,
+        "ko": c.ko,
+        "mine": mine,
         "statuses": {k: dict(v) for k, v in c.statuses.items()} if full else {k: {} for k in c.statuses},
     }
     if show_hp:
@@ -97,18 +104,32 @@ def view_for(state: BattleState, viewer: Viewer) -> dict[str, Any]:
     if state.pending is not None:
         p = state.pending
         addressed = gm or (uid is not None and not p.gm_only and p.controller == uid)
-        pending = {"id": p.id, "combatant": p.combatant, "trigger": p.trigger, "mine": addressed and not gm,
-                   "prompt": p.prompt if addressed else "Waiting for a reaction.",
-                   "options": [dict(o) for o in p.options] if addressed else [],
-                   "default": p.default if addressed else None}
+        pending = {
+            "id": p.id,
+            "combatant": p.combatant,
+            "trigger": p.trigger,
+            "mine": addressed and not gm,
+            "prompt": p.prompt if addressed else "Waiting for a reaction.",
+            "options": [dict(o) for o in p.options] if addressed else [],
+            "default": p.default if addressed else None,
+        }
         if gm:
             pending["resume"] = p.resume
             pending["controller"] = p.controller
     return {
-        "ruleset": state.ruleset, "phase": state.phase, "round": state.round, "seq": state.seq,
-        "width": state.width, "height": state.height, "blocked": [list(b) for b in state.blocked],
-        "order": list(state.order), "turn": state.turn, "current": current.id if current else None,
-        "combatants": combatants, "pending": pending, "result": state.result,
+        "ruleset": state.ruleset,
+        "phase": state.phase,
+        "round": state.round,
+        "seq": state.seq,
+        "width": state.width,
+        "height": state.height,
+        "blocked": [list(b) for b in state.blocked],
+        "order": list(state.order),
+        "turn": state.turn,
+        "current": current.id if current else None,
+        "combatants": combatants,
+        "pending": pending,
+        "result": state.result,
         "options": dict(state.options) if gm else {"hide_enemy_hp": hide},
     }
 
@@ -118,26 +139,84 @@ def hidden_ids(state: BattleState, viewer: Viewer) -> frozenset[str]:
     if viewer.role == "gm" or not state.options.get("hide_enemy_hp", True):
         return frozenset()
     uid = viewer.user_id if viewer.role == "player" else None
-    sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid} or {"party"}
+    sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid} or {
+        "party"
+    }
     return frozenset(cid for cid, c in state.combatants.items() if c.side not in sides)
 
 
 # Fields of an event about a hidden combatant that never carry a number about it: who, what, how it went.
-SAFE_FIELDS = frozenset({
-    "actor", "source", "target", "targets", "combatant", "against", "mover", "after", "by", "by_combatant",
-    "ability", "name", "weapon", "spell", "item", "object", "skill", "status", "stance", "job", "kind",
-    "damage_type", "resource", "reason", "choice", "decision", "trigger", "outcome", "hit", "crit", "dodged",
-    "avoided", "success", "freed", "ko", "alive", "auto", "on", "done", "row", "pos", "to", "path", "at", "act",
-})
+SAFE_FIELDS = frozenset(
+    {
+        "actor",
+        "source",
+        "target",
+        "targets",
+        "combatant",
+        "against",
+        "mover",
+        "after",
+        "by",
+        "by_combatant",
+        "ability",
+        "name",
+        "weapon",
+        "spell",
+        "item",
+        "object",
+        "skill",
+        "status",
+        "stance",
+        "job",
+        "kind",
+        "damage_type",
+        "resource",
+        "reason",
+        "choice",
+        "decision",
+        "trigger",
+        "outcome",
+        "hit",
+        "crit",
+        "dodged",
+        "avoided",
+        "success",
+        "freed",
+        "ko",
+        "alive",
+        "auto",
+        "on",
+        "done",
+        "row",
+        "pos",
+        "to",
+        "path",
+        "at",
+        "act",
+    }
+)
 # Numbers of an attack made against a hidden combatant that stay visible: the attacker's own dice.
 ATTACK_NUMBERS = frozenset({"total", "roll"})
 # Dice that measure what happened to a hidden combatant (how much it lost or regained): shown only when
 # the one who rolled them is not hidden (a hero's damage dice, without the damage taken, tell no armour).
 HIDDEN_ROLLS = frozenset({"damage", "healing", "spell effect", "status", "interrupt"})
 # Events that change a combatant's numbers: nothing numeric of theirs is shown when they are hidden.
-CHANGES = frozenset({"damage.dealt", "healed", "hp.set", "resources.set", "status.applied", "status.updated",
-                     "status.kept", "damage.rolled", "points.drained", "pdr.damaged", "combatant.updated",
-                     "lp.lost"})
+CHANGES = frozenset(
+    {
+        "damage.dealt",
+        "healed",
+        "hp.set",
+        "resources.set",
+        "status.applied",
+        "status.updated",
+        "status.kept",
+        "damage.rolled",
+        "points.drained",
+        "pdr.damaged",
+        "combatant.updated",
+        "lp.lost",
+    }
+)
 
 
 def _number(value: Any) -> bool:
@@ -151,7 +230,9 @@ def _subject(data: dict[str, Any]) -> str | None:
     return who if isinstance(who, str) else None
 
 
-def filter_event(etype: str, data: Any, hidden: frozenset[str] | set[str], gm: bool = False) -> dict[str, Any]:
+def filter_event(
+    etype: str, data: Any, hidden: frozenset[str] | set[str], gm: bool = False
+) -> dict[str, Any]:
     """An event's data as a viewer may read it; ``hidden`` from ``hidden_ids``. Never changes ``data``."""
     if not isinstance(data, dict):
         return {}
@@ -172,8 +253,11 @@ def filter_event(etype: str, data: Any, hidden: frozenset[str] | set[str], gm: b
             out[key] = {k: value[k] for k in ("id", "name", "side", "kind") if k in value}
         elif key == "rolls" and isinstance(value, list):
             # The viewer's side's own dice stay (ENG-2); dice measuring the hidden side's own changes go.
-            out[key] = [r for r in value if isinstance(r, dict)
-                        and (r.get("purpose") not in HIDDEN_ROLLS or roller_seen)]
+            out[key] = [
+                r
+                for r in value
+                if isinstance(r, dict) and (r.get("purpose") not in HIDDEN_ROLLS or roller_seen)
+            ]
         elif (key in ATTACK_NUMBERS and etype not in CHANGES) or (key in SAFE_FIELDS and not _number(value)):
             out[key] = value
     return out

@@ -64,7 +64,9 @@ def _ability(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
 
 
 def _luck(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
-    outcome = {"miss": "a miss", "hit": "a hit", "crit": "a critical hit"}.get(str(d.get("outcome")), "rolled")
+    outcome = {"miss": "a miss", "hit": "a hit", "crit": "a critical hit"}.get(
+        str(d.get("outcome")), "rolled"
+    )
     if d.get("auto"):
         return f"{_who(names, d.get('actor'))} reaches {_who(names, d.get('target'))}: {outcome}, no roll needed."
     total = f"{d['total']}, " if isinstance(d.get("total"), int) else ""
@@ -123,13 +125,17 @@ def _resources(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
 
 
 def _status(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
-    bits = [f"power {d['power']}" if isinstance(d.get("power"), int) else "",
-            f"{d['duration']} rounds" if isinstance(d.get("duration"), int) else ""]
+    bits = [
+        f"power {d['power']}" if isinstance(d.get("power"), int) else "",
+        f"{d['duration']} rounds" if isinstance(d.get("duration"), int) else "",
+    ]
     extra = ", ".join(b for b in bits if b)
     by = "The GM gives " if d.get("by") == "gm" else ""
     who = _who(names, d.get("combatant"))
     if by:
-        return f"{by}{who} {_words(d.get('status')).title() or 'a status'}" + (f" ({extra})." if extra else ".")
+        return f"{by}{who} {_words(d.get('status')).title() or 'a status'}" + (
+            f" ({extra})." if extra else "."
+        )
     return f"{who} gets {_words(d.get('status')).title() or 'a status'}" + (f" ({extra})." if extra else ".")
 
 
@@ -202,49 +208,78 @@ WORDS: dict[str, Callable[[dict[str, Any], Names, set[str]], str]] = {
     "attack.declared": _attack,
     "attack.rolled": _attack_rolled,
     "grapple.rolled": lambda d, n, h: (
-        f"{_who(n, d.get('actor'))} grabs {_who(n, d.get('target'))}." if d.get("hit")
-        else f"{_who(n, d.get('actor'))} fails to grab {_who(n, d.get('target'))}."),
-    "grapple.declared": lambda d, n, h: f"{_who(n, d.get('actor'))} tries to grapple{_targets(n, d.get('targets'))}.",
+        f"{_who(n, d.get('actor'))} grabs {_who(n, d.get('target'))}."
+        if d.get("hit")
+        else f"{_who(n, d.get('actor'))} fails to grab {_who(n, d.get('target'))}."
+    ),
+    "grapple.declared": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} tries to grapple{_targets(n, d.get('targets'))}."
+    ),
     "grapple.released": lambda d, n, h: f"{_who(n, d.get('actor'))} lets go.",
     "grapple.break_attempted": lambda d, n, h: (
-        f"{_who(n, d.get('actor'))} breaks free." if d.get("freed") else f"{_who(n, d.get('actor'))} fails to break free."),
+        f"{_who(n, d.get('actor'))} breaks free."
+        if d.get("freed")
+        else f"{_who(n, d.get('actor'))} fails to break free."
+    ),
     "phase.started": _phase,
     "block.started": lambda d, n, h: f"Block {d.get('round', '?')} begins.",
-    "stance.entered": lambda d, n, h: f"{_who(n, d.get('combatant'))} takes a {_words(d.get('stance')) or 'defensive'} stance.",
-    "spell.cast": lambda d, n, h: f"{_who(n, d.get('actor'))} starts casting {d.get('name') or _words(d.get('spell'))}.",
+    "stance.entered": lambda d, n, h: (
+        f"{_who(n, d.get('combatant'))} takes a {_words(d.get('stance')) or 'defensive'} stance."
+    ),
+    "spell.cast": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} starts casting {d.get('name') or _words(d.get('spell'))}."
+    ),
     "spell.activated": lambda d, n, h: (
-        f"{_who(n, d.get('actor'))}'s {_words(d.get('spell')) or 'spell'} takes effect{_targets(n, d.get('targets'))}."),
+        f"{_who(n, d.get('actor'))}'s {_words(d.get('spell')) or 'spell'} takes effect{_targets(n, d.get('targets'))}."
+    ),
     "side.advanced": lambda d, n, h: f"The {_words(d.get('side'))} side steps up to the front row.",
     "shield.used": lambda d, n, h: f"{_who(n, d.get('combatant'))} strikes with a shield.",
     "save.rolled": lambda d, n, h: (
-        f"{_who(n, d.get('combatant'))} resists {_words(d.get('status')) or 'the effect'}." if d.get("avoided")
-        else f"{_who(n, d.get('combatant'))} fails to resist {_words(d.get('status')) or 'the effect'}."),
+        f"{_who(n, d.get('combatant'))} resists {_words(d.get('status')) or 'the effect'}."
+        if d.get("avoided")
+        else f"{_who(n, d.get('combatant'))} fails to resist {_words(d.get('status')) or 'the effect'}."
+    ),
     "rampart.toggled": lambda d, n, h: (
-        f"{_who(n, d.get('combatant'))} " + ("raises a rampart." if d.get("on") else "lowers the rampart.")),
-    "points.drained": lambda d, n, h: f"{_who(n, d.get('combatant'))} loses {_words(d.get('resource')) or 'points'}.",
+        f"{_who(n, d.get('combatant'))} " + ("raises a rampart." if d.get("on") else "lowers the rampart.")
+    ),
+    "points.drained": lambda d, n, h: (
+        f"{_who(n, d.get('combatant'))} loses {_words(d.get('resource')) or 'points'}."
+    ),
     "pdr.damaged": lambda d, n, h: f"{_who(n, d.get('combatant'))}'s armor is damaged.",
     "object.used": lambda d, n, h: (
-        f"{_who(n, d.get('actor'))} " + ("finishes using " if d.get("done") else "works on ")
-        + f"{d.get('name') or _words(d.get('object'))}."),
+        f"{_who(n, d.get('actor'))} "
+        + ("finishes using " if d.get("done") else "works on ")
+        + f"{d.get('name') or _words(d.get('object'))}."
+    ),
     "movement.started": lambda d, n, h: f"{_who(n, d.get('actor'))} starts moving.",
-    "movement.obstructed": lambda d, n, h: f"{_who(n, d.get('actor'))} blocks {_who(n, d.get('mover'))}'s way.",
+    "movement.obstructed": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} blocks {_who(n, d.get('mover'))}'s way."
+    ),
     "move.stopped": lambda d, n, h: f"{_who(n, d.get('combatant'))} is stopped at {_square(d.get('at'))}.",
     "move.doubled": lambda d, n, h: f"{_who(n, d.get('actor'))} moves twice as far this turn.",
     "lp.lost": lambda d, n, h: f"{_who(n, d.get('target'))} loses a life point.",
     "job.switched": lambda d, n, h: f"{_who(n, d.get('combatant'))} switches to {_words(d.get('job'))}.",
-    "item.used": lambda d, n, h: f"{_who(n, d.get('actor'))} uses {d.get('name') or _words(d.get('item'))}{_targets(n, d.get('targets'))}.",
+    "item.used": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} uses {d.get('name') or _words(d.get('item'))}{_targets(n, d.get('targets'))}."
+    ),
     "flee.declared": lambda d, n, h: f"{_who(n, d.get('actor'))} tries to flee.",
     "combatant.fled": lambda d, n, h: f"{_who(n, d.get('combatant'))} flees the battle.",
     "equipment.swapped": lambda d, n, h: f"{_who(n, d.get('actor'))} equips {_words(d.get('equip'))}.",
     "eidolon.upkeep": lambda d, n, h: f"{_who(n, d.get('actor'))} keeps the eidolon going.",
-    "eidolon.summoned": lambda d, n, h: f"{_who(n, d.get('actor'))} summons {d.get('name') or _words(d.get('eidolon'))}!",
+    "eidolon.summoned": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} summons {d.get('name') or _words(d.get('eidolon'))}!"
+    ),
     "eidolon.dismissed": lambda d, n, h: f"{_who(n, d.get('combatant'))} leaves.",
     "effect.queued": lambda d, n, h: (
-        f"{_who(n, d.get('actor'))} prepares {d.get('name') or _words(d.get('ability'))}: it takes effect later."),
+        f"{_who(n, d.get('actor'))} prepares {d.get('name') or _words(d.get('ability'))}: it takes effect later."
+    ),
     "dodge.declared": lambda d, n, h: f"{_who(n, d.get('actor'))} tries to dodge.",
-    "charisma.used": lambda d, n, h: f"{_who(n, d.get('actor'))} uses {d.get('name') or _words(d.get('skill'))}{_targets(n, d.get('targets'))}.",
+    "charisma.used": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} uses {d.get('name') or _words(d.get('skill'))}{_targets(n, d.get('targets'))}."
+    ),
     "charisma.rolled": lambda d, n, h: (
-        f"{_who(n, d.get('target'))} " + ("is swayed." if d.get("success") else "is not impressed.")),
+        f"{_who(n, d.get('target'))} " + ("is swayed." if d.get("success") else "is not impressed.")
+    ),
     "ap.held": lambda d, n, h: f"{_who(n, d.get('actor'))} waits to act after {_who(n, d.get('after'))}.",
     "combatant.added": _added,
     "combatant.placed": _placed,
@@ -253,18 +288,22 @@ WORDS: dict[str, Callable[[dict[str, Any], Names, set[str]], str]] = {
     "battle.started": lambda d, n, h: "The battle begins.",
     "initiative.rolled": lambda d, n, h: (
         f"{_who(n, d.get('combatant'))} rolls initiative"
-        + (f": {d['total']}" if isinstance(d.get("total"), int) else "") + "."
+        + (f": {d['total']}" if isinstance(d.get("total"), int) else "")
+        + "."
     ),
     "initiative.rolloff": lambda d, n, h: (
         f"{_who(n, d.get('combatant'))} rolls off a tie"
-        + (f": {d['total']}" if isinstance(d.get("total"), int) else "") + "."
+        + (f": {d['total']}" if isinstance(d.get("total"), int) else "")
+        + "."
     ),
     "order.set": lambda d, n, h: "Turn order: " + ", ".join(_who(n, c) for c in d.get("order", [])) + ".",
     "round.started": lambda d, n, h: f"Round {d.get('round', '?')} begins.",
     "round.ended": lambda d, n, h: f"Round {d.get('round', '?')} ends.",
     "turn.started": lambda d, n, h: f"{_who(n, d.get('combatant'))}'s turn.",
-    "turn.ended": lambda d, n, h: f"{_who(n, d.get('combatant'))} ends the turn"
-    + (f" ({_words(d['reason'])})." if isinstance(d.get("reason"), str) else "."),
+    "turn.ended": lambda d, n, h: (
+        f"{_who(n, d.get('combatant'))} ends the turn"
+        + (f" ({_words(d['reason'])})." if isinstance(d.get("reason"), str) else ".")
+    ),
     "turn.skipped": lambda d, n, h: f"The GM skips {_who(n, d.get('combatant'))}'s turn.",
     "moved": _moved,
     "row.changed": lambda d, n, h: f"{_who(n, d.get('combatant'))} moves to the {d.get('row', '?')} row.",
@@ -273,8 +312,10 @@ WORDS: dict[str, Callable[[dict[str, Any], Names, set[str]], str]] = {
     "hp.set": _gm_set_hp,
     "resources.set": _resources,
     "status.applied": _status,
-    "status.removed": lambda d, n, h: f"{_who(n, d.get('combatant'))} is no longer {_words(d.get('status'))}"
-    + (f" ({_words(d['reason'])})." if isinstance(d.get("reason"), str) else "."),
+    "status.removed": lambda d, n, h: (
+        f"{_who(n, d.get('combatant'))} is no longer {_words(d.get('status'))}"
+        + (f" ({_words(d['reason'])})." if isinstance(d.get("reason"), str) else ".")
+    ),
     "status.updated": lambda d, n, h: "",
     "decision.opened": _decision,
     "decision.answered": _answered,
@@ -282,17 +323,24 @@ WORDS: dict[str, Callable[[dict[str, Any], Names, set[str]], str]] = {
     "ability.used": _ability,
     "luck.rolled": _luck,
     "ability.missed": lambda d, n, h: f"{_who(n, d.get('actor'))} misses {_who(n, d.get('target'))}.",
-    "damage.rolled": lambda d, n, h: f"{_who(n, d.get('actor'))} rolls"
-    + (f" {d['raw']}" if isinstance(d.get("raw"), int) else "") + " damage"
-    + (" (critical)" if d.get("crit") else "") + ".",
+    "damage.rolled": lambda d, n, h: (
+        f"{_who(n, d.get('actor'))} rolls"
+        + (f" {d['raw']}" if isinstance(d.get("raw"), int) else "")
+        + " damage"
+        + (" (critical)" if d.get("crit") else "")
+        + "."
+    ),
     "interrupt.used": lambda d, n, h: (
-        f"{_who(n, d.get('actor'))} interrupts {_who(n, d.get('against'))} with {d.get('name') or d.get('ability')}."),
+        f"{_who(n, d.get('actor'))} interrupts {_who(n, d.get('against'))} with {d.get('name') or d.get('ability')}."
+    ),
     "status.resisted": lambda d, n, h: f"{_who(n, d.get('target'))} resists {d.get('status', 'the status')}.",
     "status.kept": lambda d, n, h: (
         f"{_who(n, d.get('target'))} keeps the stronger {d.get('status', 'status')}"
-        + (f" (power {d['power']})." if isinstance(d.get("power"), int) else ".")),
+        + (f" (power {d['power']})." if isinstance(d.get("power"), int) else ".")
+    ),
     "recover.failed": lambda d, n, h: (
-        f"{_who(n, d.get('combatant'))} fails to recover from {d.get('status', 'a status')}."),
+        f"{_who(n, d.get('combatant'))} fails to recover from {d.get('status', 'a status')}."
+    ),
     "turn.prepared": lambda d, n, h: "",
     "battle.extra": lambda d, n, h: "",
     "battle.ended": _ended,
@@ -326,10 +374,25 @@ def describe(seq: int, etype: str, data: dict[str, Any], names: Names, hidden: s
             # a constant already in the dice ("2d20+10") is spelled out too: "[8, 19]+10+10".
             shown = _constant(expr, roll) + f"{bonus:+d}"
             expr, total = f"{expr}{bonus:+d}", total + bonus
-            rolls.append({"expr": expr, "faces": faces, "bonus": shown, "total": total,
-                          "purpose": str(roll.get("purpose", ""))})
+            rolls.append(
+                {
+                    "expr": expr,
+                    "faces": faces,
+                    "bonus": shown,
+                    "total": total,
+                    "purpose": str(roll.get("purpose", "")),
+                }
+            )
             continue
-        rolls.append({"expr": expr, "faces": faces, "bonus": "", "total": total, "purpose": str(roll.get("purpose", ""))})
+        rolls.append(
+            {
+                "expr": expr,
+                "faces": faces,
+                "bonus": "",
+                "total": total,
+                "purpose": str(roll.get("purpose", "")),
+            }
+        )
     return {"seq": seq, "type": etype, "text": text, "rolls": rolls}
 
 

@@ -28,7 +28,11 @@ def battle_map(cols: int = 16, rows: int = 12, seed: int = 7) -> bytes:
                 tone = rnd.randrange(-12, 12)
                 box = (gx * SQUARE + 2, gy * SQUARE + 2, (gx + 1) * SQUARE - 2, (gy + 1) * SQUARE - 2)
                 draw.rectangle(box, fill=(150 + tone, 140 + tone, 122 + tone))
-                draw.line((box[0], box[1] + 50, box[2], box[1] + 50), fill=(128 + tone, 118 + tone, 100 + tone), width=2)
+                draw.line(
+                    (box[0], box[1] + 50, box[2], box[1] + 50),
+                    fill=(128 + tone, 118 + tone, 100 + tone),
+                    width=2,
+                )
         draw.rectangle((x0 * SQUARE, y0 * SQUARE, x1 * SQUARE, y1 * SQUARE), outline=(40, 36, 32), width=10)
     for i in range(cols * 6):  # a stream down the left
         x = int(2.5 * SQUARE + 60 * math.sin(i / 5))

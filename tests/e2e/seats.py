@@ -45,22 +45,30 @@ def content(ruleset: str) -> tuple[dict[str, Any], dict[str, Any]]:
 def make_table(ruleset: str) -> dict[str, Any]:
     """Users gm/alice/bob, a campaign that hides enemy HP, and the three characters."""
     User = get_user_model()
-    users = {name: User.objects.create_user(f"{name}-{ruleset}", password=PASSWORD) for name in ("gm", "alice", "bob")}
+    users = {
+        name: User.objects.create_user(f"{name}-{ruleset}", password=PASSWORD)
+        for name in ("gm", "alice", "bob")
+    }
     options = dict(get_ruleset(ruleset).default_options())
     if "hide_enemy_hp" in options:
         options["hide_enemy_hp"] = True
-    campaign = Campaign.objects.create(name=f"{ruleset} night", ruleset=ruleset, owner=users["gm"], options=options)
+    campaign = Campaign.objects.create(
+        name=f"{ruleset} night", ruleset=ruleset, owner=users["gm"], options=options
+    )
     for name, role in (("gm", "gm"), ("alice", "player"), ("bob", "player")):
         Membership.objects.create(campaign=campaign, user=users[name], role=role)
     heroes, monsters = content(ruleset)
     cast = CAST[ruleset]
     chars = {
-        "alice": Character.objects.create(campaign=campaign, owner=users["alice"], name="Alia",
-                                          sheet=dict(heroes[cast["alice"]])),
-        "bob": Character.objects.create(campaign=campaign, owner=users["bob"], name="Boro",
-                                        sheet=dict(heroes[cast["bob"]])),
-        "monster": Character.objects.create(campaign=campaign, kind="monster", name="Grik",
-                                            sheet=dict(monsters[cast["monster"]])),
+        "alice": Character.objects.create(
+            campaign=campaign, owner=users["alice"], name="Alia", sheet=dict(heroes[cast["alice"]])
+        ),
+        "bob": Character.objects.create(
+            campaign=campaign, owner=users["bob"], name="Boro", sheet=dict(heroes[cast["bob"]])
+        ),
+        "monster": Character.objects.create(
+            campaign=campaign, kind="monster", name="Grik", sheet=dict(monsters[cast["monster"]])
+        ),
     }
     return {"users": users, "campaign": campaign, "chars": chars}
 
@@ -75,7 +83,9 @@ class Seat:
 def open_seats(browser: Any, base: str, users: dict[str, Any]) -> dict[str, Seat]:
     seats = {}
     for name, viewport in (("gm", LAPTOP), ("alice", LAPTOP), ("bob", PHONE)):
-        context = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE, has_touch=viewport is PHONE)
+        context = browser.new_context(
+            viewport=viewport, is_mobile=viewport is PHONE, has_touch=viewport is PHONE
+        )
         context.set_default_timeout(WAIT)
         page = context.new_page()
         OPEN_PAGES.append((name, page))
@@ -104,9 +114,13 @@ def wait_seq(seats: dict[str, Seat], at_least: int) -> None:
     """Every seat's page has caught up with the battle's seq (the push arrived)."""
     for seat in seats.values():
         expect(seat.page.locator("#battle-seq")).to_have_attribute(
-            "data-seq", re.compile(r"\d+"), timeout=WAIT)
+            "data-seq", re.compile(r"\d+"), timeout=WAIT
+        )
         seat.page.wait_for_function(
-            "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) >= n", arg=at_least, timeout=WAIT)
+            "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) >= n",
+            arg=at_least,
+            timeout=WAIT,
+        )
 
 
 def now_acting(page: Page) -> str:

@@ -240,8 +240,9 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
     _shoot(shot, seats, ruleset, "6-override")
     gm.get_by_role("button", name="Undo last action").click()
     for page in (gm, alice, bob):
-        page.wait_for_function("n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) === n",
-                               arg=at, timeout=WAIT)
+        page.wait_for_function(
+            "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) === n", arg=at, timeout=WAIT
+        )
     expect(alice.locator("#sheet .vitals strong").first).to_have_text(hp_before)
     _shoot(shot, seats, ruleset, "7-undone")
 

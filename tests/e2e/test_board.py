@@ -35,13 +35,15 @@ def image_loaded(locator) -> bool:
              img.addEventListener('load', () => done(img.naturalWidth > 0));
              img.addEventListener('error', () => done(false));
              if (img.complete) { done(img.naturalWidth > 0); }
-           })""")
+           })"""
+    )
 
 
 def new_page(browser, viewport, scheme="light", motion="no-preference") -> Page:
     phone = viewport is PHONE
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, color_scheme=scheme,
-                                  reduced_motion=motion)
+    context = browser.new_context(
+        viewport=viewport, is_mobile=phone, has_touch=phone, color_scheme=scheme, reduced_motion=motion
+    )
     context.set_default_timeout(WAIT)
     page = context.new_page()
     OPEN_PAGES.append((f"{viewport['width']}-{scheme}", page))
@@ -51,7 +53,8 @@ def new_page(browser, viewport, scheme="light", motion="no-preference") -> Page:
 def upload_portrait(page: Page, base: str, campaign_id: int, char_id: int, data: bytes) -> None:
     page.goto(f"{base}/campaigns/{campaign_id}/characters/{char_id}/edit/")
     page.get_by_label("Portrait", exact=True).set_input_files(
-        files=[{"name": "portrait.png", "mimeType": "image/png", "buffer": data}])
+        files=[{"name": "portrait.png", "mimeType": "image/png", "buffer": data}]
+    )
     page.get_by_role("button", name="Save").click()
     expect(page.locator("img.portrait")).to_be_visible()
     assert image_loaded(page.locator("img.portrait"))
@@ -61,13 +64,17 @@ def battle_on_a_map(t: dict, started: bool = True) -> int:
     """A 16 x 12 battle on a drawn map with portraits, made through the storage and the services."""
     campaign, gm = t["campaign"], t["users"]["gm"]
     alia, boro, grik = t["chars"]["alice"], t["chars"]["bob"], t["chars"]["monster"]
-    for character, art in ((alia, pictures.portrait()), (grik, pictures.goblin()),
-                           (boro, pictures.portrait(skin=(150, 110, 80), hair=(20, 20, 20), cloth=(130, 40, 40)))):
+    for character, art in (
+        (alia, pictures.portrait()),
+        (grik, pictures.goblin()),
+        (boro, pictures.portrait(skin=(150, 110, 80), hair=(20, 20, 20), cloth=(130, 40, 40))),
+    ):
         character.set_portrait(portrait_from(_bytes(art)))
         character.save()
     item = MapImage.create_from(campaign, "Sunken crypt", map_from(_bytes(pictures.battle_map(COLS, ROWS))))
-    battle_id = services.create_battle(campaign, gm, "Sunken crypt", COLS, ROWS, ruleset=campaign.ruleset,
-                                       options=campaign.house_rules()).battle_id
+    battle_id = services.create_battle(
+        campaign, gm, "Sunken crypt", COLS, ROWS, ruleset=campaign.ruleset, options=campaign.house_rules()
+    ).battle_id
     Battle.objects.filter(pk=battle_id).update(map=item, grid_cols=COLS)
     for character, pos in ((alia, [3, 3]), (boro, [2, 5]), (grik, [4, 3])):
         assert services.add_combatant(battle_id, gm, character, pos=pos).ok
@@ -105,7 +112,8 @@ def test_a_gm_uploads_a_map_and_a_portrait_and_a_players_phone_sees_both(asgi_se
     battle_url = gm.url
     gm.get_by_role("link", name="Map", exact=True).click()
     gm.get_by_label("Upload a new map").set_input_files(
-        files=[{"name": "crypt.jpg", "mimeType": "image/jpeg", "buffer": pictures.battle_map(COLS, ROWS)}])
+        files=[{"name": "crypt.jpg", "mimeType": "image/jpeg", "buffer": pictures.battle_map(COLS, ROWS)}]
+    )
     gm.get_by_label("Stretch the image over the whole board").uncheck()
     gm.get_by_label("Squares across the image").fill(str(COLS))
     gm.get_by_role("button", name="Save the map").click()
@@ -134,7 +142,9 @@ def test_a_gm_uploads_a_map_and_a_portrait_and_a_players_phone_sees_both(asgi_se
     face = goblin_on_phone.locator("img.face")
     assert image_loaded(face)
     src = face.get_attribute("src")
-    assert src.startswith("/media/campaigns/") and src.endswith("-token.webp")  # the thumbnail, not the upload
+    assert src.startswith("/media/campaigns/") and src.endswith(
+        "-token.webp"
+    )  # the thumbnail, not the upload
     assert bob.locator("#board .token img.face").count() == 2  # Alia and Grik
     # The map fills the board: 16 squares of the board span the whole picture.
     box, map_box = bob.locator("#board").bounding_box(), board_map.bounding_box()
@@ -202,7 +212,11 @@ def test_a_pinch_zooms_the_board_on_a_phone(asgi_server, browser):
     cdp = page.context.new_cdp_session(page)
 
     def touch(kind, spread):
-        points = [] if kind == "touchEnd" else [{"x": cx - spread, "y": cy, "id": 1}, {"x": cx + spread, "y": cy, "id": 2}]
+        points = (
+            []
+            if kind == "touchEnd"
+            else [{"x": cx - spread, "y": cy, "id": 1}, {"x": cx + spread, "y": cy, "id": 2}]
+        )
         cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
     touch("touchStart", 20)
@@ -212,7 +226,10 @@ def test_a_pinch_zooms_the_board_on_a_phone(asgi_server, browser):
     assert page.locator("#board").bounding_box()["width"] > width * 2
     # The action sheet is still in reach below the board.
     dock = page.locator("#dock").bounding_box()
-    assert dock["y"] < PHONE["height"] and page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert (
+        dock["y"] < PHONE["height"]
+        and page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -272,8 +289,11 @@ def test_one_turn_played_with_the_keyboard_alone(asgi_server, browser, shot):
     # Tab to the action (no mouse from here on).
     for _ in range(120):
         page.keyboard.press("Tab")
-        if page.evaluate("label => document.activeElement.matches('#actions button.opt')"
-                         " && document.activeElement.textContent.trim().startsWith(label)", label):
+        if page.evaluate(
+            "label => document.activeElement.matches('#actions button.opt')"
+            " && document.activeElement.textContent.trim().startsWith(label)",
+            label,
+        ):
             break
     else:
         raise AssertionError(f"Tab never reached the action {label!r}")
@@ -293,7 +313,9 @@ def test_one_turn_played_with_the_keyboard_alone(asgi_server, browser, shot):
     expect(dialog.locator("button[data-confirm=yes]")).to_be_focused()
     shot(page, "board-keyboard-confirm-1280")
     page.keyboard.press("Enter")
-    page.wait_for_function("n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=seq_before)
+    page.wait_for_function(
+        "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=seq_before
+    )
     assert Battle.objects.get(pk=battle_id).seq > seq_before
     expect(page.locator(f'#log .entry[data-seq="{seq_before + 1}"]')).to_be_visible()
 
@@ -306,7 +328,10 @@ def serious(page: Page) -> list[str]:
     out = []
     for v in results.response["violations"]:
         if v.get("impact") in ("serious", "critical"):
-            nodes = "; ".join(n["target"][0] if isinstance(n["target"][0], str) else str(n["target"]) for n in v["nodes"][:3])
+            nodes = "; ".join(
+                n["target"][0] if isinstance(n["target"][0], str) else str(n["target"])
+                for n in v["nodes"][:3]
+            )
             out.append(f"{page.url} [{v['impact']}] {v['id']}: {v['help']} ({nodes})")
     return out
 
@@ -314,7 +339,9 @@ def serious(page: Page) -> list[str]:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["390", "1280"])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_serious_problem_on_the_gm_tour_and_the_battle_page(asgi_server, browser, viewport, scheme):
+def test_axe_finds_no_serious_problem_on_the_gm_tour_and_the_battle_page(
+    asgi_server, browser, viewport, scheme
+):
     t = make_table("luck")
     battle_id = battle_on_a_map(t)
     campaign = t["campaign"]
@@ -331,11 +358,18 @@ def test_axe_finds_no_serious_problem_on_the_gm_tour_and_the_battle_page(asgi_se
     gm = new_page(browser, viewport, scheme, "reduce")
     login(gm, asgi_server, t["users"]["gm"].username)
     tour = [
-        "/campaigns/", "/campaigns/new/", f"/campaigns/{campaign.pk}/", f"/campaigns/{campaign.pk}/edit/",
-        f"/campaigns/{campaign.pk}/maps/", f"/campaigns/{campaign.pk}/characters/new/",
+        "/campaigns/",
+        "/campaigns/new/",
+        f"/campaigns/{campaign.pk}/",
+        f"/campaigns/{campaign.pk}/edit/",
+        f"/campaigns/{campaign.pk}/maps/",
+        f"/campaigns/{campaign.pk}/characters/new/",
         f"/campaigns/{campaign.pk}/characters/new/?kind=monster",
-        f"/campaigns/{campaign.pk}/characters/{alia.pk}/", f"/campaigns/{campaign.pk}/characters/{alia.pk}/edit/",
-        f"/campaigns/{campaign.pk}/battles/new/", f"/battles/{battle_id}/map", f"/join/{invite.token}/",
+        f"/campaigns/{campaign.pk}/characters/{alia.pk}/",
+        f"/campaigns/{campaign.pk}/characters/{alia.pk}/edit/",
+        f"/campaigns/{campaign.pk}/battles/new/",
+        f"/battles/{battle_id}/map",
+        f"/join/{invite.token}/",
     ]
     for path in tour:
         gm.goto(asgi_server + path)
@@ -373,7 +407,9 @@ def test_colour_is_never_the_only_sign_of_a_side_or_of_health(asgi_server, brows
     # An enemy token has a shape of its own (the diamond mark and a double ring), and words for screen readers.
     assert grik.locator(".side-mark").evaluate("el => getComputedStyle(el).display") == "block"
     assert grik.evaluate("el => getComputedStyle(el).borderTopStyle") == "double"
-    assert re.match(r"Grik, enemy, (unhurt|wounded|bloodied|badly hurt), at E4", grik.get_attribute("aria-label"))
+    assert re.match(
+        r"Grik, enemy, (unhurt|wounded|bloodied|badly hurt), at E4", grik.get_attribute("aria-label")
+    )
     party = page.locator("#board .token.side-party").first
     assert party.locator(".side-mark").evaluate("el => getComputedStyle(el).display") == "none"
 
@@ -386,10 +422,20 @@ def production_static(tmp_path, transactional_db):
     """A server whose static files are collected, hashed and compressed, served by whitenoise."""
     root = tmp_path / "static"
     # Production settings (hashed names only appear with DEBUG off), minus HTTPS, which a test server lacks.
-    env = {"STATIC_ROOT": str(root), "DEBUG": "0", "SECRET_KEY": "e2e-weight-test-key-not-a-secret",
-           "ALLOWED_HOSTS": "127.0.0.1,localhost", "SECURE_SSL_REDIRECT": "0", "SECURE_HSTS_SECONDS": "0"}
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], check=True,
-                   cwd=settings.BASE_DIR, env={**os.environ, **env})
+    env = {
+        "STATIC_ROOT": str(root),
+        "DEBUG": "0",
+        "SECRET_KEY": "e2e-weight-test-key-not-a-secret",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "SECURE_HSTS_SECONDS": "0",
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        check=True,
+        cwd=settings.BASE_DIR,
+        env={**os.environ, **env},
+    )
     server = Server(env=env, static_handler=False)
     try:
         yield server
@@ -421,9 +467,12 @@ def test_the_battle_page_weighs_at_most_100_kb_on_a_phone_without_images(product
         }"""
     )
     total = sizes["page"] + sum(sizes["files"].values())
-    print(f"\nbattle page first load at 390 px: {total / 1024:.1f} KB without images "
-          f"(page {sizes['page'] / 1024:.1f} KB; " + ", ".join(f"{k} {v / 1024:.1f} KB" for k, v in sizes["files"].items())
-          + f"); images {sizes['images'] / 1024:.1f} KB")
+    print(
+        f"\nbattle page first load at 390 px: {total / 1024:.1f} KB without images "
+        f"(page {sizes['page'] / 1024:.1f} KB; "
+        + ", ".join(f"{k} {v / 1024:.1f} KB" for k, v in sizes["files"].items())
+        + f"); images {sizes['images'] / 1024:.1f} KB"
+    )
     assert sizes["files"], "no static files were measured"
     assert all(v > 0 for v in sizes["files"].values()), sizes  # measured over the wire, not from a cache
     assert total <= 100 * 1024, sizes
@@ -431,7 +480,10 @@ def test_the_battle_page_weighs_at_most_100_kb_on_a_phone_without_images(product
     css = next(k for k in sizes["files"] if k.endswith(".css"))
     assert re.search(r"\.[0-9a-f]{12}\.css$", css), css
     response = page.request.get(base + css, headers={"Accept-Encoding": "gzip"})
-    assert "max-age=315360000" in response.headers["cache-control"] and "immutable" in response.headers["cache-control"]
+    assert (
+        "max-age=315360000" in response.headers["cache-control"]
+        and "immutable" in response.headers["cache-control"]
+    )
     # Token pictures on the board are the thumbnails, not the uploads.
     for src in page.locator("#board img.face").evaluate_all("els => els.map(e => e.getAttribute('src'))"):
         assert src.endswith("-token.webp")
@@ -477,9 +529,14 @@ def test_no_page_scrolls_sideways_at_common_widths(asgi_server, browser, width):
     campaign, alia = t["campaign"], t["chars"]["alice"]
     page = new_page(browser, {"width": width, "height": 800})
     login(page, asgi_server, t["users"]["gm"].username)
-    for path in (f"/campaigns/{campaign.pk}/", f"/campaigns/{campaign.pk}/characters/{alia.pk}/",
-                 f"/campaigns/{campaign.pk}/characters/{alia.pk}/edit/", f"/campaigns/{campaign.pk}/maps/",
-                 f"/battles/{battle_id}/map", f"/battles/{battle_id}/"):
+    for path in (
+        f"/campaigns/{campaign.pk}/",
+        f"/campaigns/{campaign.pk}/characters/{alia.pk}/",
+        f"/campaigns/{campaign.pk}/characters/{alia.pk}/edit/",
+        f"/campaigns/{campaign.pk}/maps/",
+        f"/battles/{battle_id}/map",
+        f"/battles/{battle_id}/",
+    ):
         page.goto(asgi_server + path)
         assert page.evaluate("document.documentElement.scrollWidth") <= width, (path, width)
 

@@ -33,8 +33,9 @@ def _table():
     gm = User.objects.create_user("gm-life", password=PASSWORD)
     alice = User.objects.create_user("alice-life", password=PASSWORD)
     ruleset = get_ruleset("luck")
-    campaign = Campaign.objects.create(name="Long campaign", ruleset="luck", owner=gm,
-                                       options=ruleset.default_options())
+    campaign = Campaign.objects.create(
+        name="Long campaign", ruleset="luck", owner=gm, options=ruleset.default_options()
+    )
     Membership.objects.create(campaign=campaign, user=gm, role="gm")
     Membership.objects.create(campaign=campaign, user=alice, role="player")
     sheet = ruleset.sheet_schema.defaults() | dict(ruleset.heroes["Fighter"])
@@ -45,8 +46,10 @@ def _table():
 
 def _log_newest(page) -> int:
     """The newest log entry's seq on the page (0 when the log is empty)."""
-    return page.evaluate("() => Math.max(0, ...[...document.querySelectorAll('#log .entries li')]"
-                         ".map(li => parseInt(li.dataset.seq, 10)))")
+    return page.evaluate(
+        "() => Math.max(0, ...[...document.querySelectorAll('#log .entries li')]"
+        ".map(li => parseInt(li.dataset.seq, 10)))"
+    )
 
 
 def test_gm_makes_a_homebrew_monster_fights_it_applies_the_summary_and_replays(browser, asgi_server, shot):
@@ -132,7 +135,9 @@ def test_gm_makes_a_homebrew_monster_fights_it_applies_the_summary_and_replays(b
     page.get_by_role("link", name="Battle summary").click()
     expect(page.locator("h1")).to_contain_text("After the battle")
     shot(page, "life-summary-1280")
-    assert Character.objects.get(pk=hero.pk).sheet == before and Battle.objects.get(pk=battle.pk).applied is None
+    assert (
+        Character.objects.get(pk=hero.pk).sheet == before and Battle.objects.get(pk=battle.pk).applied is None
+    )
     page.get_by_role("button", name="Apply to the sheets").click()
     expect(page.locator(".messages")).to_contain_text("Applied to")
     assert Battle.objects.get(pk=battle.pk).applied is not None

@@ -18,13 +18,21 @@ from tests.e2e.test_faults import _battle, off_loop
 
 
 def _watch(page: Any, problems: list[str]) -> None:
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type == "error" or "Content Security Policy" in m.text else None)
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(f"console {m.type}: {m.text}")
+            if m.type == "error" or "Content Security Policy" in m.text
+            else None
+        ),
+    )
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     # The browser's own report of each violation, counted in the page.
-    page.add_init_script("window.__cspViolations = [];"
-                         "document.addEventListener('securitypolicyviolation', e => window.__cspViolations.push("
-                         "e.violatedDirective + ' ' + e.blockedURI));")
+    page.add_init_script(
+        "window.__cspViolations = [];"
+        "document.addEventListener('securitypolicyviolation', e => window.__cspViolations.push("
+        "e.violatedDirective + ' ' + e.blockedURI));"
+    )
 
 
 @pytest.mark.django_db(transaction=True)

@@ -38,8 +38,9 @@ FAULTS_RUN: list[str] = []
 def _battle(t: dict[str, Any]) -> Battle:
     """A started Luck battle made through the services (the fault is the point here)."""
     gm = t["users"]["gm"]
-    result = services.create_battle(t["campaign"], gm, "Ford", 8, 6, ruleset="luck",
-                                    options=t["campaign"].house_rules(), seed=7)
+    result = services.create_battle(
+        t["campaign"], gm, "Ford", 8, 6, ruleset="luck", options=t["campaign"].house_rules(), seed=7
+    )
     assert result.ok, result.reason
     for key, pos in (("alice", [0, 0]), ("bob", [0, 1]), ("monster", [5, 0])):
         assert services.add_combatant(result.battle_id, gm, t["chars"][key], pos=pos).ok
@@ -149,7 +150,9 @@ def _open_reaction(battle_id: int, gm: Any) -> None:
 
     state, by_name = ids()
     grik, alia = by_name["Grik"], by_name["Alia"]
-    assert services.gm_override(battle_id, gm, {"kind": "gm.move", "params": {"combatant": grik, "pos": [1, 0]}}).ok
+    assert services.gm_override(
+        battle_id, gm, {"kind": "gm.move", "params": {"combatant": grik, "pos": [1, 0]}}
+    ).ok
     for _ in range(6):
         state, _ = ids()
         if state.current().id == grik:
@@ -207,7 +210,8 @@ def _free_port() -> int:
 def _redis_server(port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     import redis
 

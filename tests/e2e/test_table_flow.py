@@ -160,7 +160,9 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, capsys):
             p.click(pl.locator("#prompt button.opt.default"))
         else:
             g.click(gm.get_by_role("button", name="Skip this turn"))
-        pl.wait_for_function("n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=before)
+        pl.wait_for_function(
+            "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=before
+        )
     expect(pl.locator("#actions .your-turn")).to_contain_text("Your turn")
     snap(pl, f"{ruleset}-your-turn-390")
     assert phone_layout_problems(pl) == [], "the player's phone on their turn"
@@ -173,8 +175,11 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, capsys):
         if form.locator("button[disabled]").count():
             continue
         pick = json.loads(form.get_attribute("data-option") or "{}")
-        enemies = [cid for cid in pick.get("targets", [])
-                   if pl.locator(f'#board .token.side-enemy[data-cid="{cid}"]').count()]
+        enemies = [
+            cid
+            for cid in pick.get("targets", [])
+            if pl.locator(f'#board .token.side-enemy[data-cid="{cid}"]').count()
+        ]
         if enemies:
             option, target = form, enemies[0]
             break
@@ -200,9 +205,10 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, capsys):
 
     fields = g.fields + p.fields
     with capsys.disabled():
-        print(f"\ntable-flow ruleset={ruleset} GM clicks={g.clicks} player taps={attack_taps} fields={fields}")
-        print(f"  (player: {setup_taps} taps to sign up, join and make a character; "
-              f"{p.clicks} taps in all)")
+        print(
+            f"\ntable-flow ruleset={ruleset} GM clicks={g.clicks} player taps={attack_taps} fields={fields}"
+        )
+        print(f"  (player: {setup_taps} taps to sign up, join and make a character; {p.clicks} taps in all)")
     assert g.clicks <= 15
     assert attack_taps <= 3
     gm_ctx.close()
@@ -222,13 +228,17 @@ def _small_table(gm_viewport, ruleset: str = "luck"):
     gm = User.objects.create_user(f"gm-{ruleset}-{gm_viewport['width']}", password=SEAT_PASSWORD)
     player = User.objects.create_user(f"pl-{ruleset}-{gm_viewport['width']}", password=SEAT_PASSWORD)
     rules = get_ruleset(ruleset)
-    campaign = Campaign.objects.create(name="Placing", ruleset=ruleset, owner=gm, options=rules.default_options())
+    campaign = Campaign.objects.create(
+        name="Placing", ruleset=ruleset, owner=gm, options=rules.default_options()
+    )
     Membership.objects.create(user=gm, campaign=campaign, role="gm")
     Membership.objects.create(user=player, campaign=campaign, role="player")
     hero_name, hero = next(iter(character_templates(campaign, "pc").items()))
     foe_name, foe = next(iter(character_templates(campaign, "monster").items()))
     pc = Character.objects.create(campaign=campaign, name=hero_name, owner=player, sheet=hero)
-    monster = Character.objects.create(campaign=campaign, name=foe_name, kind=CharacterKind.MONSTER, sheet=foe)
+    monster = Character.objects.create(
+        campaign=campaign, name=foe_name, kind=CharacterKind.MONSTER, sheet=foe
+    )
     made = setup.setup_battle(campaign, gm, "Placing", 12, 10, [setup.Recruit(pc), setup.Recruit(monster, 2)])
     assert made.ok, made.reason
     return gm, player, made.battle_id
@@ -288,7 +298,9 @@ def test_point_3_the_gm_taps_a_token_then_a_square_on_a_phone(asgi_server, brows
     view = gm.locator(".board-scroll").bounding_box()
     for t in gm.locator("#board .token").all():
         box = t.bounding_box()
-        assert box["x"] + box["width"] <= view["x"] + view["width"] + 1, "a token starts off the phone's screen"
+        assert box["x"] + box["width"] <= view["x"] + view["width"] + 1, (
+            "a token starts off the phone's screen"
+        )
         assert box["y"] + box["height"] <= view["y"] + view["height"] + 1
     token.tap()
     expect(gm.locator("#board-hint")).to_contain_text("Tap a square for")
@@ -333,8 +345,9 @@ def test_point_2_a_player_is_told_on_the_phone_when_their_character_is_hit(asgi_
     goblin = r.state.current()
     assert goblin.name == "Goblin"
     bram = next(c for c in r.state.combatants.values() if c.name == "Bram")
-    assert services.gm_override(battle.pk, users["gm"], {"kind": "gm.move", "params": {
-        "combatant": goblin.id, "pos": [1, 2]}}, r.seq).ok
+    assert services.gm_override(
+        battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id, "pos": [1, 2]}}, r.seq
+    ).ok
 
     def seat(user, viewport):
         phone = viewport is PHONE

@@ -34,19 +34,32 @@ def random_battles(fighter, options: dict[str, Any], *, max_steps: int, max_exam
     1-3 fighters a side from ``fighter``, options drawn from the ``options`` strategies,
     10 to ``max_steps`` random steps; no deadline (whole battles are slow to shrink).
     """
+
     def wrap(test):
-        return settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])(given(
-            party=st.lists(fighter, min_size=1, max_size=3),
-            enemies=st.lists(fighter, min_size=1, max_size=3),
-            seed=st.integers(0, 2**31),
-            options=st.fixed_dictionaries(options),
-            steps=st.integers(10, max_steps),
-        )(test))
+        return settings(
+            max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+        )(
+            given(
+                party=st.lists(fighter, min_size=1, max_size=3),
+                enemies=st.lists(fighter, min_size=1, max_size=3),
+                seed=st.integers(0, 2**31),
+                options=st.fixed_dictionaries(options),
+                steps=st.integers(10, max_steps),
+            )(test)
+        )
+
     return wrap
 
 
-def build_battle(ruleset: str, options: dict[str, Any], seed: int, width: int, height: int,
-                 roster: Iterable[dict[str, Any]], blocked: Iterable = ()) -> tuple[list, BattleState]:
+def build_battle(
+    ruleset: str,
+    options: dict[str, Any],
+    seed: int,
+    width: int,
+    height: int,
+    roster: Iterable[dict[str, Any]],
+    blocked: Iterable = (),
+) -> tuple[list, BattleState]:
     """A started battle: the log and state after adding every roster entry and ``setup.start``."""
     log = [new_battle_event(ruleset, options, seed, width, height, blocked)]
     state = replay(log)
@@ -59,21 +72,46 @@ def build_battle(ruleset: str, options: dict[str, Any], seed: int, width: int, h
 
 def random_roster(party: list, enemies: list, party_pos, enemy_pos) -> list[dict[str, Any]]:
     """Roster parameters for hypothesis-drawn ``(sheet, is_pc)`` fighters placed by ``*_pos(i)``."""
-    roster = [{"name": f"P{i}", "side": "party", "kind": "pc" if pc else "npc", "sheet": sheet,
-               "controller": str(i) if pc else None, "pos": party_pos(i)} for i, (sheet, pc) in enumerate(party)]
-    return roster + [{"name": f"E{i}", "side": "enemy", "sheet": sheet, "pos": enemy_pos(i)}
-                     for i, (sheet, _) in enumerate(enemies)]
+    roster = [
+        {
+            "name": f"P{i}",
+            "side": "party",
+            "kind": "pc" if pc else "npc",
+            "sheet": sheet,
+            "controller": str(i) if pc else None,
+            "pos": party_pos(i),
+        }
+        for i, (sheet, pc) in enumerate(party)
+    ]
+    return roster + [
+        {"name": f"E{i}", "side": "enemy", "sheet": sheet, "pos": enemy_pos(i)}
+        for i, (sheet, _) in enumerate(enemies)
+    ]
 
 
 def starter_roster(heroes: dict, monsters: dict, far_x: int) -> list[dict[str, Any]]:
     """The whole starter cast: heroes on the left edge, monsters at column ``far_x``, two rows apart."""
     cast = [(n, "party", s) for n, s in heroes.items()] + [(n, "enemy", s) for n, s in monsters.items()]
-    return [{"name": name, "side": side, "sheet": sheet, "controller": str(i) if side == "party" else None,
-             "pos": [0 if side == "party" else far_x, 2 * i]} for i, (name, side, sheet) in enumerate(cast)]
+    return [
+        {
+            "name": name,
+            "side": side,
+            "sheet": sheet,
+            "controller": str(i) if side == "party" else None,
+            "pos": [0 if side == "party" else far_x, 2 * i],
+        }
+        for i, (name, side, sheet) in enumerate(cast)
+    ]
 
 
-def others_are_refused(state: BattleState, action: Action, rng: random.Random, *, message: str | None = NOT_ADDRESSED,
-                       current_waits: bool = False) -> None:
+def others_are_refused(
+    state: BattleState,
+    action: Action,
+    rng: random.Random,
+    *,
+    message: str | None = NOT_ADDRESSED,
+    current_waits: bool = False,
+) -> None:
     """Someone other than the one allowed to act is refused, and nothing changes.
 
     ``message``: the exact refusal an intruder's answer gets (None: any refusal).
@@ -100,9 +138,15 @@ def others_are_refused(state: BattleState, action: Action, rng: random.Random, *
     assert state.to_dict() == before
 
 
-def gm_action(state: BattleState, rng: random.Random, statuses: Iterable[str],
-              move: Callable[[random.Random], dict[str, Any]], *, power: Callable[[random.Random], int] | None = None,
-              cuts: tuple[float, float, float] = (0.4, 0.8, 0.9)) -> Action:
+def gm_action(
+    state: BattleState,
+    rng: random.Random,
+    statuses: Iterable[str],
+    move: Callable[[random.Random], dict[str, Any]],
+    *,
+    power: Callable[[random.Random], int] | None = None,
+    cuts: tuple[float, float, float] = (0.4, 0.8, 0.9),
+) -> Action:
     """A random GM override: set HP, add a status, skip the turn, or move (``move(rng)`` gives pos/row)."""
     c = rng.choice(list(state.combatants.values()))
     roll = rng.random()
@@ -119,10 +163,20 @@ def gm_action(state: BattleState, rng: random.Random, statuses: Iterable[str],
     return Action("gm.move", None, {"combatant": c.id, **move(rng)})
 
 
-def play_random(state: BattleState, log: list, rng: random.Random, seed: int, steps: int, *, check: Check,
-                gm: Callable[[BattleState, random.Random], Action], gm_rate: float,
-                end_turn_weight: float = 0.15, refused: Callable[..., None] = others_are_refused,
-                before_step: Callable[[BattleState, Action], None] | None = None) -> BattleState:
+def play_random(
+    state: BattleState,
+    log: list,
+    rng: random.Random,
+    seed: int,
+    steps: int,
+    *,
+    check: Check,
+    gm: Callable[[BattleState, random.Random], Action],
+    gm_rate: float,
+    end_turn_weight: float = 0.15,
+    refused: Callable[..., None] = others_are_refused,
+    before_step: Callable[[BattleState, Action], None] | None = None,
+) -> BattleState:
     """Play up to ``steps`` random actions (GM overrides at ``gm_rate``), checking every step and the replays."""
     snapshots = {len(log): state.to_dict()}
     check(state, log)
@@ -156,7 +210,9 @@ def play_random(state: BattleState, log: list, rng: random.Random, seed: int, st
     return state
 
 
-def play_out(state: BattleState, log: list, rng: random.Random, seed: int, limit: int, check: Check) -> BattleState:
+def play_out(
+    state: BattleState, log: list, rng: random.Random, seed: int, limit: int, check: Check
+) -> BattleState:
     """Play random legal actions (every one accepted) until nobody can act or ``limit``; the log replays exactly."""
     for _ in range(limit):
         action = random_action(state, rng)
@@ -183,16 +239,23 @@ def junk_actions(templates: dict[str, dict], words: list[str], extra_keys: Itera
         max_leaves=8,
     )
     param_keys = sorted({k for t in templates.values() for k in t} | set(extra_keys))
-    return st.sampled_from(sorted(templates)).flatmap(lambda k: st.tuples(
-        st.just(k.split(":")[0]),
-        st.dictionaries(st.sampled_from(sorted(templates[k])) if templates[k] and k != "nonsense"
-                        else st.sampled_from(param_keys), values, max_size=2)
-        .map(lambda junk: {**templates[k], **junk}),
-    ))
+    return st.sampled_from(sorted(templates)).flatmap(
+        lambda k: st.tuples(
+            st.just(k.split(":")[0]),
+            st.dictionaries(
+                st.sampled_from(sorted(templates[k]))
+                if templates[k] and k != "nonsense"
+                else st.sampled_from(param_keys),
+                values,
+                max_size=2,
+            ).map(lambda junk: {**templates[k], **junk}),
+        )
+    )
 
 
-def accepted_or_refused_cleanly(state: BattleState, log: list, kind: str, actor: str | None,
-                                params: dict[str, Any]) -> None:
+def accepted_or_refused_cleanly(
+    state: BattleState, log: list, kind: str, actor: str | None, params: dict[str, Any]
+) -> None:
     """Any input is refused without touching the state, or accepted with events that replay and serialise.
 
     ``actor == "current"`` stands for whoever may act now.

@@ -29,8 +29,10 @@ def option(b, actor, kind, **params):
 def test_order_is_descending_maximum_speed_points():
     # RULE: BLOCK-ORDER-1
     b = Battle("action-block")
-    ids = [b.add(n, side, (i, 0), max_speed=s) for i, (n, side, s) in
-           enumerate((("Slow", "party", 10), ("Fast", "enemy", 25), ("Mid", "party", 18)))]
+    ids = [
+        b.add(n, side, (i, 0), max_speed=s)
+        for i, (n, side, s) in enumerate((("Slow", "party", 10), ("Fast", "enemy", 25), ("Mid", "party", 18)))
+    ]
     events = b.act("setup.start")
     assert b.state.order == [ids[1], ids[2], ids[0]]
     assert not [e for e in events if e.rolls]  # no tie: no dice
@@ -53,8 +55,13 @@ def test_battle_maxima_from_equipment_weight_and_armor():
     # RULE: BLOCK-RES-1
     # RULE: BLOCK-RES-2
     # RULE: BLOCK-RES-3
-    sheet = {"max_strength": 20, "max_speed": 20, "equipment_weight": 1, "armor": "plate",
-             "weapons": ["longsword", "buckler"]}
+    sheet = {
+        "max_strength": 20,
+        "max_speed": 20,
+        "equipment_weight": 1,
+        "armor": "plate",
+        "weapons": ["longsword", "buckler"],
+    }
     assert R.total_weight({}, sheet) == 1 + 3 + 2 + 6
     assert R.battle_strength({}, sheet) == 20 - 12 == 8
     assert R.battle_speed({}, sheet) == 20 - 4 == 16
@@ -80,16 +87,22 @@ def test_one_offensive_one_movement_one_verbal_per_turn():
     b, a, t = fight(ash={"abilities": ["intimidate"], "charisma": 1})
     b.act("attack", a, dice=[1, 1], weapon="longsword", targets=[t])
     assert b.try_act("attack", a, weapon="longsword", targets=[t]) == Refusal(
-        "Offensive action already used this turn.")
+        "Offensive action already used this turn."
+    )
     assert b.try_act("grapple", a, targets=[t]) == Refusal("Offensive action already used this turn.")
     b.act("charisma", a, dice=[1, 1, 6, 6], skill="intimidate", targets=[t])
-    assert b.try_act("charisma", a, skill="intimidate", targets=[t]) == Refusal("Verbal action already used this turn.")
+    assert b.try_act("charisma", a, skill="intimidate", targets=[t]) == Refusal(
+        "Verbal action already used this turn."
+    )
     b.act("move", a, to=[0, 3])  # Orc is 3 squares away: no Obstruct
     assert b.try_act("move", a, to=[0, 4]) == Refusal("Movement action already used this turn.")
     b.act("end_turn", a)
     b.act("end_turn", t)
     assert {k: b.c(a).resources[k] for k in ("offensive", "movement", "verbal")} == {
-        "offensive": 1, "movement": 1, "verbal": 1}
+        "offensive": 1,
+        "movement": 1,
+        "verbal": 1,
+    }
 
 
 def test_defensive_actions_are_only_reactions_addressed_to_the_target():
@@ -100,7 +113,9 @@ def test_defensive_actions_are_only_reactions_addressed_to_the_target():
     b.act("attack", a, weapon="longsword", targets=[t])
     p = b.state.pending
     assert p.combatant == t and p.controller is None and p.choice_keys() == ["dodge", "none"]
-    assert b.try_act("answer", a, choice="none") == Refusal("This question is not addressed to that combatant.")
+    assert b.try_act("answer", a, choice="none") == Refusal(
+        "This question is not addressed to that combatant."
+    )
     b.act("answer", None, dice=[1, 2], choice="none")  # the GM answers for the monster
     assert b.state.pending is None
 
@@ -205,6 +220,7 @@ def test_block_stances_and_shield_block_after_a_hit_before_damage():
     b.act("answer", a, dice=[1, 1], choice="none")
     assert b.c(t).extra["shield_used"] is True
     from combat.engine.rulesets.action_block.actions import block_options
+
     assert all("shield" not in o["key"] for o in block_options(b.state, b.c(t)))
 
 
@@ -262,7 +278,9 @@ def test_initiate_grapple_hits_on_evasion_and_holds_both():
 def test_cast_spell_is_verbal_and_enters_the_casting_stance_with_modifiers():
     # RULE: BLOCK-SPELL-1
     b, a, t = fight(ash={"abilities": ["ember"], "spell_modifiers": ["empower", "reach"]}, orc_pos=(12, 0))
-    assert b.try_act("cast_spell", a, spell="ember", modifiers=["twin"]) == Refusal("Ash has no modifier 'twin'.")
+    assert b.try_act("cast_spell", a, spell="ember", modifiers=["twin"]) == Refusal(
+        "Ash has no modifier 'twin'."
+    )
     b.act("cast_spell", a, spell="ember", modifiers=["empower", "reach"])
     assert b.c(a).extra["casting"] == {"spell": "ember", "mods": ["empower", "reach"]}
     assert b.c(a).resources["verbal"] == 0
@@ -276,13 +294,21 @@ def test_cast_spell_is_verbal_and_enters_the_casting_stance_with_modifiers():
 
 def test_activate_spell_adds_the_spell_boosts_to_the_base_effect():
     # RULE: BLOCK-SPELL-2
-    ash = {"abilities": ["ember", "mend"], "spell_modifiers": ["empower"], "general_spell_boost": 1,
-           "offensive_spell_boost": 1, "defensive_spell_boost": 2}
+    ash = {
+        "abilities": ["ember", "mend"],
+        "spell_modifiers": ["empower"],
+        "general_spell_boost": 1,
+        "offensive_spell_boost": 1,
+        "defensive_spell_boost": 2,
+    }
     b, a, t = fight(ash=ash, orc={"sdr": 2})
     b.act("cast_spell", a, spell="ember", modifiers=["empower"])
     events = b.act("activate_spell", a, dice=[4, 5], targets=[t])
     dealt = next(e for e in events if e.type == "damage.dealt").data
-    assert (dealt["effect"], dealt["amount"]) == (9 + 1 + 1 + 2 + 2, 15 - 2)  # base, all three boosts, empower
+    assert (dealt["effect"], dealt["amount"]) == (
+        9 + 1 + 1 + 2 + 2,
+        15 - 2,
+    )  # base, all three boosts, empower
     assert "casting" in b.c(a).extra and b.c(a).extra["casting"] is None
     b.act("gm.set_hp", None, combatant=a, hp=10)
     b.act("end_turn", a)
@@ -336,7 +362,9 @@ def test_drilled_pdr_regenerates_one_per_turn_up_to_undamaged():
 def test_melee_range_is_one_square_and_guns_their_own():
     # RULE: BLOCK-RANGE-1
     b, a, t = fight(orc_pos=(2, 2))
-    assert b.try_act("attack", a, weapon="longsword", targets=[t]) == Refusal("Orc is not a valid target in range.")
+    assert b.try_act("attack", a, weapon="longsword", targets=[t]) == Refusal(
+        "Orc is not a valid target in range."
+    )
     assert not option(b, a, "attack", weapon="longsword").available
     b2, a2, t2 = fight(orc_pos=(1, 1))  # diagonal neighbour: 5 ft
     assert option(b2, a2, "attack", weapon="longsword").targets == [t2]
@@ -355,7 +383,9 @@ def test_modifiers_chosen_before_the_roll_and_each_target_rolls_separately():
     b.act("setup.start")
     assert b.try_act("attack", a, weapon="longsword", targets=[t1, t2]) == Refusal("At most 1 target.")
     # Orc: 3+3 +1 -1 = 6 < 7 misses; Orc 2: 4+3 +1 -1 = 7 hits, damage 2+2+1
-    events = b.act("attack", a, dice=[3, 3, 4, 3, 2, 2], weapon="longsword", modifiers=["sweep"], targets=[t1, t2])
+    events = b.act(
+        "attack", a, dice=[3, 3, 4, 3, 2, 2], weapon="longsword", modifiers=["sweep"], targets=[t1, t2]
+    )
     rolled = [(e.data["target"], e.data["total"], e.data["hit"]) for e in events if e.type == "attack.rolled"]
     assert rolled == [(t1, 6, False), (t2, 7, True)]
     assert b.c(t1).hp == 30 and b.c(t2).hp == 25
@@ -382,16 +412,36 @@ def test_content_is_validated_data_and_custom_packs_work_in_battle():
         assert not errors, errors
     kinds = {w["kind"] for w in STARTER["weapons"].values()}
     assert kinds == {"melee", "gun", "shotgun", "tesla", "shield"} and STARTER["armors"] and STARTER["spells"]
-    errors = validate_block_content({"weapons": {"axe": {"name": "Axe", "kind": "melee", "damage": "2x"}},
-                                     "charisma_skills": {"glare": {"name": "Glare", "effect": "status",
-                                                                   "status": "nope"}}})[1]
-    assert errors == {"weapons.axe.damage": ["Not a dice expression (write it like 1d8+2)."],
-                      "charisma_skills.glare.status": ["Name a defined status."]}
-    pack = {"weapons": {"axe": {"name": "Great Axe", "kind": "melee", "damage": "1d12", "damage_bonus": 2,
-                                "speed_cost": 3, "strength_cost": 3, "weight": 4}}}
+    errors = validate_block_content(
+        {
+            "weapons": {"axe": {"name": "Axe", "kind": "melee", "damage": "2x"}},
+            "charisma_skills": {"glare": {"name": "Glare", "effect": "status", "status": "nope"}},
+        }
+    )[1]
+    assert errors == {
+        "weapons.axe.damage": ["Not a dice expression (write it like 1d8+2)."],
+        "charisma_skills.glare.status": ["Name a defined status."],
+    }
+    pack = {
+        "weapons": {
+            "axe": {
+                "name": "Great Axe",
+                "kind": "melee",
+                "damage": "1d12",
+                "damage_bonus": 2,
+                "speed_cost": 3,
+                "strength_cost": 3,
+                "weight": 4,
+            }
+        }
+    }
     b = Battle("action-block", content=pack)
-    refused = b.submit("setup.add_combatant", None, None,
-                       {"name": "X", "side": "party", "sheet": {"weapons": ["nope"]}, "pos": [0, 0]})
+    refused = b.submit(
+        "setup.add_combatant",
+        None,
+        None,
+        {"name": "X", "side": "party", "sheet": {"weapons": ["nope"]}, "pos": [0, 0]},
+    )
     assert refused == Refusal("Unknown weapons: nope.")
     a = b.add("Ash", "party", (0, 0), controller="1", max_speed=30, max_strength=30, weapons=["axe"])
     t = b.add("Orc", "enemy", (1, 0), **ORC)

@@ -84,7 +84,9 @@ def test_gm_overrides_are_events():
     assert b.c(a).resources["actions"] == 1
     b.act("gm.skip_turn")
     assert b.state.current().id == o
-    c3 = b.act("gm.add_combatant", name="Wolf", side="enemy", sheet={"hp": 5}, pos=[5, 5])[0].data["combatant"]["id"]
+    c3 = b.act("gm.add_combatant", name="Wolf", side="enemy", sheet={"hp": 5}, pos=[5, 5])[0].data[
+        "combatant"
+    ]["id"]
     assert b.state.order[-1] == c3
     b.act("gm.remove_combatant", combatant=c3)
     assert c3 not in b.state.combatants
@@ -115,7 +117,11 @@ def test_victory_when_one_side_cannot_act_and_gm_end():
     b, a, o = _duel()
     ev = b.act("gm.set_hp", combatant=o, hp=0)
     assert b.types(ev) == ["hp.set", "battle.ended"]
-    assert b.state.result == {"winner": "party", "reason": "Only the party side can still act.", "by": "rules"}
+    assert b.state.result == {
+        "winner": "party",
+        "reason": "Only the party side can still act.",
+        "by": "rules",
+    }
     assert b.try_act("end_turn", a) == Refusal("The battle is over.")
 
 

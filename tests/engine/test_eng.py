@@ -27,8 +27,10 @@ def test_every_die_rolled_is_recorded_in_the_event_that_used_it():
     scripted = ScriptedDice([20, 3, 5])
     events = decide(b.state, Action("ability", a, {"ability": "weapon:sword", "targets": [o]}), scripted)
     damage = next(e for e in events if e.type == "damage.rolled")
-    assert damage.rolls == [{"expr": "1d8", "faces": [3], "total": 3, "purpose": "damage"},
-                            {"expr": "1d8", "faces": [5], "total": 5, "purpose": "damage"}]
+    assert damage.rolls == [
+        {"expr": "1d8", "faces": [3], "total": 3, "purpose": "damage"},
+        {"expr": "1d8", "faces": [5], "total": 5, "purpose": "damage"},
+    ]
     luck = next(e for e in events if e.type == "luck.rolled")
     assert luck.rolls == [{"expr": "1d20", "faces": [20], "total": 20, "purpose": "luck roll"}]
 
@@ -63,47 +65,99 @@ def test_battles_with_the_same_seed_and_actions_are_identical():
     def play(seed):
         b, a, o, _ = duel()
         for salt in range(3):
-            events = decide(b.state, Action("ability", a if salt < 2 else o, {
-                "ability": "weapon:sword" if salt < 2 else "weapon:claws", "targets": [o if salt < 2 else a]}),
-                Dice(seed, b.state.seq))
+            events = decide(
+                b.state,
+                Action(
+                    "ability",
+                    a if salt < 2 else o,
+                    {
+                        "ability": "weapon:sword" if salt < 2 else "weapon:claws",
+                        "targets": [o if salt < 2 else a],
+                    },
+                ),
+                Dice(seed, b.state.seq),
+            )
             if salt == 1:
                 events += decide(b.state, Action("end_turn", a), Dice(seed, 0))
             b.log.extend(events)
             b.state = b.rebuilt()
         return [e.to_dict() for e in b.log]
+
     assert play(5) == play(5)
     assert play(5) != play(6)
 
 
 # --- refusals ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("kind", "actor", "params", "reason"), [
-    ("ability", "c1", {"ability": "weapon:bow", "targets": ["c9"]}, "Not a valid target for that ability."),
-    ("ability", "c1", {"ability": "weapon:sword", "targets": ["c1"]}, "Not a valid target for that ability."),
-    ("ability", "c1", {"ability": "mend", "targets": ["c2"]}, "Not a valid target for that ability."),
-    ("ability", "c1", {"ability": "fireball", "targets": ["c2"]}, "Ash has no such ability."),
-    ("ability", "c1", {"ability": "parry"}, "Parry is only used as a reaction to another's action."),
-    ("ability", "c1", {"ability": "weapon:sword", "targets": "c2,c2"}, "Not a valid target for that ability."),
-    ("ability", "c1", {"ability": "weapon:sword", "targets": ["c2", "c2"]}, "Choose one target."),
-    ("ability", "c1", {"ability": "flame_burst", "square": [9, 7]}, "That square is out of range."),
-    ("ability", "c1", {"ability": "flame_burst", "square": "here"}, "Choose a square on the board for the area."),
-    ("ability", "c1", {"ability": "recover", "status": "stun"}, "Choose one of your statuses to recover from."),
-    ("ability", "c1", {"ability": "weapon:sword", "targets": ["c2"], "step": [1, 0]},
-     "The free step must go to a free neighbouring square."),
-    ("move", "c1", {"to": [1, 0]}, "No path of at most 5 squares to there."),
-    ("move", "c1", {"to": "far"}, "That square is not on the board."),
-    ("move", "c1", {"path": [[0, 1], [5, 5]]}, "Each step must go to a neighbouring square."),
-    ("move", "c1", {"to": [0, 0]}, "Choose a square to move to."),
-    ("end_turn", "c2", {}, "It is not Orc's turn (it is Ash's)."),
-    ("answer", "c1", {"choice": "parry"}, "There is nothing to answer."),
-    ("setup.start", None, {}, "The battle has already started."),
-    ("gm.set_hp", None, {"combatant": "c1", "hp": "lots"}, "HP must be a whole number from 0 to 20."),
-    ("gm.add_status", None, {"combatant": "c1", "status": "on_fire"},
-     "Unknown status. Known: blind, disarm, silence, sleep, slow, stun."),
-    ("gm.move", None, {"combatant": "c1", "pos": [1, 0]}, "Orc already stands there."),
-    ("gm.remove_status", None, {"combatant": "c1", "status": "stun"}, "Ash does not have that status."),
-    ("gm.set_resource", None, {"combatant": "c9", "resource": "actions", "value": 1}, "No such combatant."),
-])
+
+@pytest.mark.parametrize(
+    ("kind", "actor", "params", "reason"),
+    [
+        (
+            "ability",
+            "c1",
+            {"ability": "weapon:bow", "targets": ["c9"]},
+            "Not a valid target for that ability.",
+        ),
+        (
+            "ability",
+            "c1",
+            {"ability": "weapon:sword", "targets": ["c1"]},
+            "Not a valid target for that ability.",
+        ),
+        ("ability", "c1", {"ability": "mend", "targets": ["c2"]}, "Not a valid target for that ability."),
+        ("ability", "c1", {"ability": "fireball", "targets": ["c2"]}, "Ash has no such ability."),
+        ("ability", "c1", {"ability": "parry"}, "Parry is only used as a reaction to another's action."),
+        (
+            "ability",
+            "c1",
+            {"ability": "weapon:sword", "targets": "c2,c2"},
+            "Not a valid target for that ability.",
+        ),
+        ("ability", "c1", {"ability": "weapon:sword", "targets": ["c2", "c2"]}, "Choose one target."),
+        ("ability", "c1", {"ability": "flame_burst", "square": [9, 7]}, "That square is out of range."),
+        (
+            "ability",
+            "c1",
+            {"ability": "flame_burst", "square": "here"},
+            "Choose a square on the board for the area.",
+        ),
+        (
+            "ability",
+            "c1",
+            {"ability": "recover", "status": "stun"},
+            "Choose one of your statuses to recover from.",
+        ),
+        (
+            "ability",
+            "c1",
+            {"ability": "weapon:sword", "targets": ["c2"], "step": [1, 0]},
+            "The free step must go to a free neighbouring square.",
+        ),
+        ("move", "c1", {"to": [1, 0]}, "No path of at most 5 squares to there."),
+        ("move", "c1", {"to": "far"}, "That square is not on the board."),
+        ("move", "c1", {"path": [[0, 1], [5, 5]]}, "Each step must go to a neighbouring square."),
+        ("move", "c1", {"to": [0, 0]}, "Choose a square to move to."),
+        ("end_turn", "c2", {}, "It is not Orc's turn (it is Ash's)."),
+        ("answer", "c1", {"choice": "parry"}, "There is nothing to answer."),
+        ("setup.start", None, {}, "The battle has already started."),
+        ("gm.set_hp", None, {"combatant": "c1", "hp": "lots"}, "HP must be a whole number from 0 to 20."),
+        (
+            "gm.add_status",
+            None,
+            {"combatant": "c1", "status": "on_fire"},
+            "Unknown status. Known: blind, disarm, silence, sleep, slow, stun.",
+        ),
+        ("gm.move", None, {"combatant": "c1", "pos": [1, 0]}, "Orc already stands there."),
+        ("gm.remove_status", None, {"combatant": "c1", "status": "stun"}, "Ash does not have that status."),
+        (
+            "gm.set_resource",
+            None,
+            {"combatant": "c9", "resource": "actions", "value": 1},
+            "No such combatant.",
+        ),
+    ],
+)
 def test_illegal_actions_are_refused_with_a_reason_and_change_nothing(kind, actor, params, reason):
     # RULE: ENG-4
     b, a, o, _ = duel(orc_pos=(1, 0))
@@ -122,12 +176,20 @@ def test_out_of_range_unaffordable_and_setup_errors_are_refused():
     assert b.try_act("ability", a, ability="weapon:bow", targets=[o]) == Refusal("No actions left.")
     s = Battle("luck")
     assert s.try_act("setup.add_combatant", name="", sheet={}) == Refusal(
-        "Give the combatant a name (at most 80 characters).")
-    assert s.try_act("setup.add_combatant", name="X", sheet={"hp": 0}) == Refusal("Invalid sheet: hp: Must be at least 1.")
+        "Give the combatant a name (at most 80 characters)."
+    )
+    assert s.try_act("setup.add_combatant", name="X", sheet={"hp": 0}) == Refusal(
+        "Invalid sheet: hp: Must be at least 1."
+    )
     assert s.try_act("setup.add_combatant", name="X", sheet={"abilities": ["nope"]}) == Refusal(
-        "Unknown abilities: nope.")
-    assert s.try_act("setup.add_combatant", name="X", side="middle") == Refusal("Side must be party or enemy.")
-    assert s.try_act("setup.add_combatant", name="X", pos=[99, 0]) == Refusal("That square is not on the board.")
+        "Unknown abilities: nope."
+    )
+    assert s.try_act("setup.add_combatant", name="X", side="middle") == Refusal(
+        "Side must be party or enemy."
+    )
+    assert s.try_act("setup.add_combatant", name="X", pos=[99, 0]) == Refusal(
+        "That square is not on the board."
+    )
     assert s.try_act("setup.start") == Refusal("A battle needs combatants on both sides.")
     s.add("A", pos=(0, 0))
     s.add("B", "enemy")
@@ -139,11 +201,16 @@ def test_out_of_range_unaffordable_and_setup_errors_are_refused():
 
 # --- legal actions ------------------------------------------------------------------------------------
 
+
 def test_legal_actions_list_cost_targets_squares_and_greyed_reasons():
     # RULE: ENG-5
     b, a, o, _ = duel(orc_pos=(3, 0))
     opts = {o_.label: o_ for o_ in legal_actions(b.state, a)}
-    assert opts["Move"].cost == {"actions": 1} and [5, 5] in opts["Move"].squares and [3, 0] not in opts["Move"].squares
+    assert (
+        opts["Move"].cost == {"actions": 1}
+        and [5, 5] in opts["Move"].squares
+        and [3, 0] not in opts["Move"].squares
+    )
     assert opts["Bow"].targets == [o] and opts["Bow"].params == {"ability": "weapon:bow"}
     assert (opts["Sword"].available, opts["Sword"].reason) == (False, "No target in range.")
     assert (opts["Recover"].available, opts["Recover"].reason) == (False, "No status to recover from.")
@@ -179,6 +246,7 @@ def test_every_legal_option_is_accepted():
 
 # --- reaction windows -------------------------------------------------------------------------------------
 
+
 def test_gm_can_answer_a_players_reaction_window():
     # RULE: ENG-6
     b, a, o, _ = duel()
@@ -198,27 +266,38 @@ def test_stale_or_invalid_answers_are_refused():
     b, a, o, _ = duel()
     b.act("end_turn", a)
     b.act("ability", o, dice=[10, 2, 2], ability="weapon:claws", targets=[a])
-    assert b.try_act("answer", a, decision="d1", choice="pass") == Refusal("That question has already been answered.")
+    assert b.try_act("answer", a, decision="d1", choice="pass") == Refusal(
+        "That question has already been answered."
+    )
     assert b.try_act("answer", a, choice="dodge") == Refusal("Choose one of: parry, pass.")
     assert b.try_act("gm.skip_turn") == Refusal("Answer the pending reaction first.")
 
 
 # --- content as data ------------------------------------------------------------------------------------
 
+
 def test_content_definitions_are_validated_with_clear_errors():
     # RULE: ENG-10
-    clean, errors = validate_luck_content({
-        "abilities": {
-            "zap": {"name": "Zap", "type": "magical", "dice": "2d6", "range": 99},
-            "hex": {"name": "Hex", "type": "status", "status": "curse", "dice": "1d6"},
-            "oops": {"name": "Oops", "type": "heal", "target": "enemy", "dice": "1d4", "miss_max": 12,
-                     "crit_min": 10},
-            "Bad": {"name": "Bad", "type": "teleport"},
-        },
-        "weapons": {"club": {"name": "Club", "dice": "d"}},
-        "statuses": {"burn": {"name": "Burn", "blocks": ["breathing"]}},
-        "spells": {},
-    })
+    clean, errors = validate_luck_content(
+        {
+            "abilities": {
+                "zap": {"name": "Zap", "type": "magical", "dice": "2d6", "range": 99},
+                "hex": {"name": "Hex", "type": "status", "status": "curse", "dice": "1d6"},
+                "oops": {
+                    "name": "Oops",
+                    "type": "heal",
+                    "target": "enemy",
+                    "dice": "1d4",
+                    "miss_max": 12,
+                    "crit_min": 10,
+                },
+                "Bad": {"name": "Bad", "type": "teleport"},
+            },
+            "weapons": {"club": {"name": "Club", "dice": "d"}},
+            "statuses": {"burn": {"name": "Burn", "blocks": ["breathing"]}},
+            "spells": {},
+        }
+    )
     assert clean == {}
     assert errors == {
         "__all__": ["Unknown definition kinds: spells."],
@@ -244,9 +323,21 @@ def test_starter_pack_heroes_and_monsters_are_valid_data():
 
 def test_a_gm_defined_ability_is_used_by_the_rules():
     # RULE: ENG-10
-    content = {"statuses": {"burn": {"name": "Burn", "blocks": ["spells"]}},
-               "abilities": {"ember": {"name": "Ember", "type": "status", "status": "burn", "range": 3,
-                                       "dice": "1d6", "bonus": 1, "defense": "resist", "spell": True}}}
+    content = {
+        "statuses": {"burn": {"name": "Burn", "blocks": ["spells"]}},
+        "abilities": {
+            "ember": {
+                "name": "Ember",
+                "type": "status",
+                "status": "burn",
+                "range": 3,
+                "dice": "1d6",
+                "bonus": 1,
+                "defense": "resist",
+                "spell": True,
+            }
+        },
+    }
     b, a, o, _ = duel(ash=dict(ASH, abilities=["ember"]), orc=dict(ORC, abilities=["ember"]), content=content)
     b.act("ability", a, dice=[10, 4], ability="ember", targets=[o])  # 4+1 - resist 2 = power 3
     assert b.c(o).statuses["burn"]["power"] == 3
@@ -257,6 +348,7 @@ def test_a_gm_defined_ability_is_used_by_the_rules():
 
 
 # --- board geometry -----------------------------------------------------------------------------------------
+
 
 def test_board_distances_shapes_and_paths():
     assert (chebyshev((1, 1), (4, 3)), manhattan((1, 1), (4, 3))) == (3, 5)

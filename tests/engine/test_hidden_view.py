@@ -40,7 +40,14 @@ def _numbers(value, path=""):
 
 def test_coarse_states_and_their_fixed_bars():
     assert [coarse_state(hp, 30) for hp in (30, 29, 15, 14, 1, 0, -3)] == [
-        "unhurt", "wounded", "wounded", "bloodied", "bloodied", "down", "down"]
+        "unhurt",
+        "wounded",
+        "wounded",
+        "bloodied",
+        "bloodied",
+        "down",
+        "down",
+    ]
     b, a, o, _ = duel()
     for hp in (20, 17, 9, 1):
         b.act("gm.set_hp", combatant=o, hp=hp)
@@ -89,24 +96,48 @@ def test_a_whole_duel_leaks_no_number_about_the_enemy_to_a_player():
 def test_the_filter_speaks_every_rulesets_field_names():
     hidden = {"e1"}
     mist_attack = {"source": "p1", "target": "e1", "roll": 41, "accuracy": 70, "evasion": 12, "hit": True}
-    assert filter_event("attack.rolled", mist_attack, hidden) == {"source": "p1", "target": "e1", "roll": 41,
-                                                                   "hit": True}
-    dealt = {"actor": "p1", "target": "e1", "kind": "magical", "raw": 9, "defense": 2, "amount": 7, "hp": 13,
-             "ko": False, "rolls": [{"expr": "2d6", "faces": [4, 5], "total": 9, "purpose": "damage"},
-                                    {"expr": "1d20", "faces": [15], "total": 15, "purpose": "luck roll"}]}
+    assert filter_event("attack.rolled", mist_attack, hidden) == {
+        "source": "p1",
+        "target": "e1",
+        "roll": 41,
+        "hit": True,
+    }
+    dealt = {
+        "actor": "p1",
+        "target": "e1",
+        "kind": "magical",
+        "raw": 9,
+        "defense": 2,
+        "amount": 7,
+        "hp": 13,
+        "ko": False,
+        "rolls": [
+            {"expr": "2d6", "faces": [4, 5], "total": 9, "purpose": "damage"},
+            {"expr": "1d20", "faces": [15], "total": 15, "purpose": "luck roll"},
+        ],
+    }
     out = filter_event("damage.dealt", dealt, hidden)
     assert _numbers({k: v for k, v in out.items() if k != "rolls"}) == []
     assert [r["purpose"] for r in out["rolls"]] == ["damage", "luck roll"]  # the hero's own dice (ENG-2)
-    self_heal = {"actor": "e1", "target": "e1", "amount": 5, "hp": 12, "rolled": 5,
-                 "rolls": [{"expr": "1d8", "faces": [5], "total": 5, "purpose": "healing"}]}
+    self_heal = {
+        "actor": "e1",
+        "target": "e1",
+        "amount": 5,
+        "hp": 12,
+        "rolled": 5,
+        "rolls": [{"expr": "1d8", "faces": [5], "total": 5, "purpose": "healing"}],
+    }
     assert filter_event("healed", self_heal, hidden) == {"actor": "e1", "target": "e1", "rolls": []}
     status = {"combatant": "e1", "status": "slow", "power": 4, "duration": 3, "value": 9, "defense": 2}
     assert filter_event("status.applied", status, hidden) == {"combatant": "e1", "status": "slow"}
-    assert filter_event("hp.set", {"combatant": "e1", "hp": 57, "by": "gm"}, hidden) == {"combatant": "e1",
-                                                                                          "by": "gm"}
+    assert filter_event("hp.set", {"combatant": "e1", "hp": 57, "by": "gm"}, hidden) == {
+        "combatant": "e1",
+        "by": "gm",
+    }
     added = {"combatant": {"id": "e1", "name": "Orc", "side": "enemy", "hp": 30, "max_hp": 30, "sheet": {}}}
-    assert filter_event("combatant.added", added, hidden) == {"combatant": {"id": "e1", "name": "Orc",
-                                                                            "side": "enemy"}}
+    assert filter_event("combatant.added", added, hidden) == {
+        "combatant": {"id": "e1", "name": "Orc", "side": "enemy"}
+    }
     act = {"combatant": "e1", "hp": 3, "act": {"kind": "gm.set_hp", "params": {"combatant": "e1", "hp": 3}}}
     assert filter_event("hp.set", act, hidden) == {"combatant": "e1", "act": {"kind": "gm.set_hp"}}
     # Untouched: the GM, a visible target, the input itself.

@@ -6,12 +6,37 @@ from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions
 from combat.engine.testing import Battle
 
-ASH = {"hp": 20, "initiative": 5, "armor": 1, "resist": 1, "movement": 5,
-       "abilities": ["fire_bolt", "mend", "stunning_blow", "recover", "parry", "lullaby", "hush", "disarming_strike",
-                     "flash", "frost_snare", "flame_burst"],
-       "weapons": ["sword", "bow"], "items": ["healing_potion"]}
-ORC = {"hp": 20, "initiative": 0, "armor": 2, "resist": 2, "movement": 5, "abilities": ["recover"],
-       "weapons": ["claws"]}
+ASH = {
+    "hp": 20,
+    "initiative": 5,
+    "armor": 1,
+    "resist": 1,
+    "movement": 5,
+    "abilities": [
+        "fire_bolt",
+        "mend",
+        "stunning_blow",
+        "recover",
+        "parry",
+        "lullaby",
+        "hush",
+        "disarming_strike",
+        "flash",
+        "frost_snare",
+        "flame_burst",
+    ],
+    "weapons": ["sword", "bow"],
+    "items": ["healing_potion"],
+}
+ORC = {
+    "hp": 20,
+    "initiative": 0,
+    "armor": 2,
+    "resist": 2,
+    "movement": 5,
+    "abilities": ["recover"],
+    "weapons": ["claws"],
+}
 
 
 def duel(options=None, ash=None, orc=None, orc_pos=(1, 0), ally=False, content=None):
@@ -32,13 +57,18 @@ def duel(options=None, ash=None, orc=None, orc_pos=(1, 0), ally=False, content=N
 
 # --- initiative ----------------------------------------------------------------------------
 
+
 def test_initiative_is_d20_plus_score_highest_first():
     # RULE: LUCK-INIT-1
     b = Battle("luck")
     a = b.add("Ash", pos=(0, 0), initiative=3)
     o = b.add("Orc", "enemy", (1, 0), initiative=1)
     ev = b.act("setup.start", dice=[10, 15])
-    rolled = [(e.data["combatant"], e.data["total"], e.rolls[0]["faces"]) for e in ev if e.type == "initiative.rolled"]
+    rolled = [
+        (e.data["combatant"], e.data["total"], e.rolls[0]["faces"])
+        for e in ev
+        if e.type == "initiative.rolled"
+    ]
     assert rolled == [(a, 13, [10]), (o, 16, [15])]
     assert b.state.order == [o, a]
     assert b.state.current().id == o
@@ -60,6 +90,7 @@ def test_initiative_ties_go_to_higher_bonus_then_roll_off():
 
 
 # --- actions ----------------------------------------------------------------------------------
+
 
 def test_two_standard_actions_per_turn():
     # RULE: LUCK-ACT-1
@@ -85,7 +116,8 @@ def test_move_up_to_five_squares_costs_one_action():
     assert b.c(a).resources["actions"] == 1
     assert b.try_act("move", a, to=[5, 11]) == Refusal("That square is not on the board.")
     assert b.try_act("move", a, path=[[5, 6], [5, 7], [6, 7], [7, 7], [8, 7], [9, 7]]) == Refusal(
-        "Too far: 6 squares, at most 5.")
+        "Too far: 6 squares, at most 5."
+    )
     assert b.try_act("move", a, to=[1, 0]) == Refusal("No path of at most 5 squares to there.")
 
 
@@ -97,7 +129,8 @@ def test_an_ability_may_include_a_one_square_step():
     assert ev[0].type == "moved" and ev[0].data["free"] and b.c(a).pos == [1, 1]
     assert b.c(a).resources["actions"] == 1  # the step cost nothing more
     assert b.try_act("ability", a, ability="weapon:sword", targets=[o], step=[3, 3]) == Refusal(
-        "The free step must go to a free neighbouring square.")
+        "The free step must go to a free neighbouring square."
+    )
 
 
 def test_interrupt_once_per_own_turn_cycle_as_a_reaction_window():
@@ -112,7 +145,8 @@ def test_interrupt_once_per_own_turn_cycle_as_a_reaction_window():
     assert d.choice_keys() == ["parry", "pass"]
     assert b.try_act("end_turn", o).reason.startswith("Waiting for Ash to answer")
     assert b.try_act("answer", o, decision=d.id, choice="parry") == Refusal(
-        "This question is not addressed to that combatant.")
+        "This question is not addressed to that combatant."
+    )
     assert [x.kind for x in legal_actions(b.state, a)] == ["answer", "answer"]
     ev = b.act("answer", a, dice=[5], decision=d.id, choice="parry")  # 5+1 = 6 parried
     dealt = next(e for e in ev if e.type == "damage.dealt").data
@@ -151,8 +185,19 @@ def test_interrupt_option_per_round_and_npc_default_policy():
 
 def test_free_actions_cost_neither_standard_nor_interrupt_actions():
     # RULE: LUCK-ACT-5
-    content = {"abilities": {"taunt": {"name": "Taunt", "type": "status", "status": "slow", "cost": 0, "range": 3,
-                                       "dice": "1d4", "defense": "resist"}}}
+    content = {
+        "abilities": {
+            "taunt": {
+                "name": "Taunt",
+                "type": "status",
+                "status": "slow",
+                "cost": 0,
+                "range": 3,
+                "dice": "1d4",
+                "defense": "resist",
+            }
+        }
+    }
     b, a, o, _ = duel(ash=dict(ASH, abilities=["taunt"]), content=content)
     for _ in range(3):
         b.act("ability", a, dice=[12, 1], ability="taunt", targets=[o])
@@ -161,12 +206,18 @@ def test_free_actions_cost_neither_standard_nor_interrupt_actions():
 
 # --- luck roll ------------------------------------------------------------------------------------
 
+
 def test_luck_roll_is_a_d20_plus_granted_bonus_against_hostile_targets():
     # RULE: LUCK-HIT-1
     b, a, o, _ = duel(ash=dict(ASH, luck_bonus=1))
     ev = b.act("ability", a, dice=[5, 4], ability="weapon:sword", targets=[o])  # 5 + 1 = 6: a hit
     luck = next(e for e in ev if e.type == "luck.rolled")
-    assert (luck.data["roll"], luck.data["bonus"], luck.data["total"], luck.data["outcome"]) == (5, 1, 6, "hit")
+    assert (luck.data["roll"], luck.data["bonus"], luck.data["total"], luck.data["outcome"]) == (
+        5,
+        1,
+        6,
+        "hit",
+    )
     assert luck.rolls == [{"expr": "1d20", "faces": [5], "total": 5, "purpose": "luck roll"}]
 
 
@@ -189,8 +240,18 @@ def test_miss_hit_and_crit_ranges_and_widened_ranges():
         ev = b.act("ability", a, dice=dice, ability="weapon:sword", targets=[o])
         outcomes[face] = next(e for e in ev if e.type == "luck.rolled").data["outcome"]
     assert outcomes == {1: "miss", 5: "miss", 6: "hit", 19: "hit", 20: "crit"}
-    content = {"abilities": {"wild_swing": {"name": "Wild Swing", "type": "physical", "dice": "1d8", "melee": True,
-                                            "miss_max": 7, "crit_min": 18}}}
+    content = {
+        "abilities": {
+            "wild_swing": {
+                "name": "Wild Swing",
+                "type": "physical",
+                "dice": "1d8",
+                "melee": True,
+                "miss_max": 7,
+                "crit_min": 18,
+            }
+        }
+    }
     b, a, o, _ = duel(ash=dict(ASH, abilities=["wild_swing"]), content=content)
     ev = b.act("ability", a, dice=[7], ability="wild_swing", targets=[o])
     assert b.types(ev)[-1] == "ability.missed"
@@ -199,6 +260,7 @@ def test_miss_hit_and_crit_ranges_and_widened_ranges():
 
 
 # --- damage ---------------------------------------------------------------------------------------------
+
 
 def test_crit_rolls_dice_and_adds_bonus_crit_damage_times():
     # RULE: LUCK-CRIT-1
@@ -255,10 +317,13 @@ def test_healing_is_not_reduced_by_defenses_and_caps_at_max():
 
 # --- statuses ---------------------------------------------------------------------------------------------------
 
+
 def test_status_applies_on_positive_difference_with_that_power():
     # RULE: LUCK-STAT-1
     b, a, o, _ = duel(orc=dict(ORC, armor=3))
-    ev = b.act("ability", a, dice=[12, 1], ability="stunning_blow", targets=[o])  # 1+2 - armor 3 = 0: resisted
+    ev = b.act(
+        "ability", a, dice=[12, 1], ability="stunning_blow", targets=[o]
+    )  # 1+2 - armor 3 = 0: resisted
     assert b.types(ev)[-1] == "status.resisted" and b.c(o).statuses == {}
     b.act("ability", a, dice=[12, 5], ability="stunning_blow", targets=[o])  # 5+2 - 3 = 4
     assert b.c(o).statuses["stun"] == {"power": 4, "duration": 1, "source": a, "value": 7, "defense": 3}
@@ -360,7 +425,9 @@ def test_silence_stops_spells_only():
     # RULE: LUCK-STAT-9
     b, a, o, _ = duel()
     b.act("gm.add_status", combatant=a, status="silence", power=2, duration=2)
-    assert b.try_act("ability", a, ability="fire_bolt", targets=[o]) == Refusal("Silence: cannot cast spells.")
+    assert b.try_act("ability", a, ability="fire_bolt", targets=[o]) == Refusal(
+        "Silence: cannot cast spells."
+    )
     reasons = {x.label: x.reason for x in legal_actions(b.state, a)}
     assert reasons["Mend"] == "Silence: cannot cast spells."
     b.act("ability", a, dice=[12, 3], ability="weapon:sword", targets=[o])
@@ -372,7 +439,8 @@ def test_disarm_stops_melee_only():
     b, a, o, _ = duel()
     b.act("gm.add_status", combatant=a, status="disarm", power=2, duration=2)
     assert b.try_act("ability", a, ability="weapon:sword", targets=[o]) == Refusal(
-        "Disarm: cannot make melee attacks.")
+        "Disarm: cannot make melee attacks."
+    )
     b.act("ability", a, dice=[12, 3, 3], ability="fire_bolt", targets=[o])
     b.act("move", a, to=[0, 3])
 
@@ -394,7 +462,9 @@ def test_moves_go_around_walls_and_enemies_and_through_allies():
     b.add("Bo", "party", (0, 1))
     o = b.add("Orc", "enemy", (1, 2))
     b.act("setup.start", dice=[10, 1, 2])
-    assert b.try_act("move", a, to=[2, 0]) == Refusal("No path of at most 5 squares to there.")  # 7 steps around
+    assert b.try_act("move", a, to=[2, 0]) == Refusal(
+        "No path of at most 5 squares to there."
+    )  # 7 steps around
     ev = b.act("move", a, to=[0, 3])  # through Bo, around nothing: 3 cardinal steps
     assert ev[0].data["path"] == [[0, 0], [0, 1], [0, 2], [0, 3]]
     assert b.try_act("move", a, path=[[1, 3], [1, 2]]) == Refusal("The path is blocked.")  # the orc's square

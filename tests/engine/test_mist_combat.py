@@ -29,6 +29,7 @@ def dealt(events):
 
 # --- MP -------------------------------------------------------------------------------------------
 
+
 def test_mp_starts_at_zero_and_grows_each_initiative():
     # RULE: MIST-MP-1
     b = Battle("mist")
@@ -47,12 +48,15 @@ def test_mp_costs_are_needed_and_consumed():
     b, m, g = fight({**MAGE, "mp_gain": 0}, GOBLIN, target_pos=(6, 2))
     b.act("ability", m, dice=[90, 1, 1], ability="fire_bolt", targets=[g])
     assert b.c(m).resources["mp"] == 3
-    assert b.try_act("ability", m, ability="flame_burst", square=[6, 2]) == Refusal("Needs 5 MP; Attacker has 3.")
+    assert b.try_act("ability", m, ability="flame_burst", square=[6, 2]) == Refusal(
+        "Needs 5 MP; Attacker has 3."
+    )
     burst = next(o for o in legal_actions(b.state, m) if o.params.get("ability") == "flame_burst")
     assert (burst.available, burst.reason) == (False, "Needs 5 MP; Attacker has 3.")
 
 
 # --- accuracy -------------------------------------------------------------------------------------
+
 
 def test_accuracy_check_1d100_plus_accuracy_meets_evasion():
     # RULE: MIST-HIT-1
@@ -76,6 +80,7 @@ def test_accuracy_without_the_d100_house_rule():
 
 # --- damage ---------------------------------------------------------------------------------------
 
+
 def test_source_example_100_physical_damage_on_20_def_takes_80_hp():
     # RULE: MIST-DMG-1
     b, a, t = fight({**KNIGHT, "attack": 40}, {**GOBLIN, "defense": 20, "hp": 200})
@@ -95,19 +100,28 @@ def test_magical_damage_is_reduced_by_mdf_and_element_resistance():
 
 def test_irreducible_damage_and_weakness_after_reduction():
     # RULE: MIST-DMG-2
-    content = {"abilities": {"true_strike": {"name": "True Strike", "type": "chain", "damage": "2d20",
-                                             "irreducible": True}}}
-    b, a, t = fight({**KNIGHT, "attack": 0, "abilities": ["true_strike"]}, {**GOBLIN, "defense": 50},
-                    content=content)
+    content = {
+        "abilities": {
+            "true_strike": {"name": "True Strike", "type": "chain", "damage": "2d20", "irreducible": True}
+        }
+    }
+    b, a, t = fight(
+        {**KNIGHT, "attack": 0, "abilities": ["true_strike"]}, {**GOBLIN, "defense": 50}, content=content
+    )
     assert dealt(b.act("ability", a, dice=[99, 15, 15], ability="true_strike", targets=[t])) == [(t, 30)]
     target = {**GOBLIN, "magic_defense": 5, "weaknesses": "fire", "hp": 300}  # the Goblin is weak to fire
     b, m, t = fight(MAGE, target, target_pos=(6, 2))
-    assert dealt(b.act("ability", m, dice=[99, 10, 10], ability="fire_bolt", targets=[t])) == [(t, (40 - 5) * 2)]
+    assert dealt(b.act("ability", m, dice=[99, 10, 10], ability="fire_bolt", targets=[t])) == [
+        (t, (40 - 5) * 2)
+    ]
     b, m, t = fight(MAGE, target, {"weakness_multiplier": 3}, target_pos=(6, 2))
-    assert dealt(b.act("ability", m, dice=[99, 10, 10], ability="fire_bolt", targets=[t])) == [(t, (40 - 5) * 3)]
+    assert dealt(b.act("ability", m, dice=[99, 10, 10], ability="fire_bolt", targets=[t])) == [
+        (t, (40 - 5) * 3)
+    ]
 
 
 # --- KO, LP, death ----------------------------------------------------------------------------------
+
 
 def test_zero_hp_or_less_is_ko_and_unconscious():
     # RULE: MIST-KO-1
@@ -168,10 +182,13 @@ def test_healing_lifts_ko():
 
 # --- range and area ---------------------------------------------------------------------------------
 
+
 def test_range_counts_cardinal_steps():
     # RULE: MIST-RANGE-1
     b, a, t = fight(KNIGHT, GOBLIN, target_pos=(3, 3))  # diagonal: range 2
-    assert b.try_act("ability", a, ability="strike", targets=[t]) == Refusal("Target is out of range (2 > 1).")
+    assert b.try_act("ability", a, ability="strike", targets=[t]) == Refusal(
+        "Target is out of range (2 > 1)."
+    )
     strike = next(o for o in legal_actions(b.state, a) if o.params.get("ability") == "strike")
     assert (strike.available, strike.reason) == (False, "No target in range.")
     content = {"abilities": {"spear": {"name": "Spear", "type": "chain", "range": 2, "damage": "1d20"}}}
@@ -197,6 +214,7 @@ def test_area_affects_every_square_within_manhattan_n():
 
 # --- saving throws ----------------------------------------------------------------------------------
 
+
 def test_source_example_mnd_100_vs_res_40_avoided_on_60_not_on_59():
     # RULE: MIST-SAVE-1
     assert MAGE["mnd"] == 100
@@ -204,7 +222,11 @@ def test_source_example_mnd_100_vs_res_40_avoided_on_60_not_on_59():
     ev = b.act("ability", m, dice=[60], ability="darkness", targets=[t])
     save = next(e for e in ev if e.type == "save.rolled")
     assert (save.data["roll"], save.data["value"], save.data["target_number"], save.data["avoided"]) == (
-        60, 40, 100, True)
+        60,
+        40,
+        100,
+        True,
+    )
     assert "blind" not in b.c(t).statuses
     ev = b.act("ability", m, dice=[59], ability="darkness", targets=[t])
     assert next(e for e in ev if e.type == "save.rolled").data["avoided"] is False
@@ -228,7 +250,8 @@ def test_some_sources_allow_no_saving_throw():
     assert b.c(t).statuses["silence"]["duration"] == 2
     b.act("end_turn", m)
     assert b.try_act("ability", t, ability="fire_bolt", targets=[m]) == Refusal(
-        "Target cannot cast spells (Silence).")
+        "Target cannot cast spells (Silence)."
+    )
 
 
 def test_statuses_wear_off_at_the_end_of_their_bearers_turns():

@@ -31,17 +31,23 @@ def test_starter_pack_heroes_and_monsters_are_valid():
 
 def test_custom_content_is_validated():
     # RULE: ENG-10
-    bad = {"abilities": {"zap": {"name": "Zap", "type": "chain", "status": "frozen"},
-                         "nothing": {"name": "Nothing", "type": "chain"},
-                         "hop": {"name": "Hop", "type": "chain", "leap": True}}}
+    bad = {
+        "abilities": {
+            "zap": {"name": "Zap", "type": "chain", "status": "frozen"},
+            "nothing": {"name": "Nothing", "type": "chain"},
+            "hop": {"name": "Hop", "type": "chain", "leap": True},
+        }
+    }
     errors = validate_mist_content(bad)[1]
     assert errors["abilities.zap.status"] == ["Name a defined status."]
     assert errors["abilities.nothing.__all__"][0].startswith("Give the ability an effect")
     assert errors["abilities.hop.type"] == ["A leap is a move action."]
     with pytest.raises(ValueError, match="Invalid content"):
         new_battle_event("mist", {}, 1, 5, 5, content=bad)
-    good = {"statuses": {"frozen": {"name": "Frozen", "blocks": ["movement"]}},
-            "abilities": {"ice": {"name": "Ice", "type": "chain", "status": "frozen", "save": "spi"}}}
+    good = {
+        "statuses": {"frozen": {"name": "Frozen", "blocks": ["movement"]}},
+        "abilities": {"ice": {"name": "Ice", "type": "chain", "status": "frozen", "save": "spi"}},
+    }
     clean, errors = validate_mist_content(good)
     assert errors == {} and clean["abilities"]["ice"]["save_against"] == "mnd"
 
@@ -101,7 +107,9 @@ def test_legal_actions_list_costs_targets_and_reasons():
     b.act("double_move", k)
     opts = {(o.kind, o.params.get("ability")): o for o in legal_actions(b.state, k)}
     assert (opts[("ability", "strike")].available, opts[("ability", "strike")].reason) == (
-        False, "Needs 1 action slot; 0 left.")
+        False,
+        "Needs 1 action slot; 0 left.",
+    )
     assert opts[("disengage", None)].available  # the first simple action is still free
 
 

@@ -29,13 +29,25 @@ from tests.engine.properties import (
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
 WIDTH, HEIGHT, WALL = 8, 6, [4, 2]
 
-stat_tweaks = st.fixed_dictionaries({
-    "hp": st.integers(1, 300), "lp": st.integers(1, 3), "mp_gain": st.integers(0, 4),
-    "initiative": st.integers(-3, 5), "speed": st.integers(0, 3), "movement": st.integers(0, 6),
-    "action_slots": st.integers(1, 4), "rampart": st.integers(0, 2), "heavy_armor": st.booleans(),
-    "defense": st.integers(0, 40), "evasion": st.integers(0, 120), "conscious_at_ko": st.booleans(),
-})
-fighter = st.tuples(st.sampled_from(SHEETS), stat_tweaks, st.booleans()).map(lambda t: ({**t[0], **t[1]}, t[2]))
+stat_tweaks = st.fixed_dictionaries(
+    {
+        "hp": st.integers(1, 300),
+        "lp": st.integers(1, 3),
+        "mp_gain": st.integers(0, 4),
+        "initiative": st.integers(-3, 5),
+        "speed": st.integers(0, 3),
+        "movement": st.integers(0, 6),
+        "action_slots": st.integers(1, 4),
+        "rampart": st.integers(0, 2),
+        "heavy_armor": st.booleans(),
+        "defense": st.integers(0, 40),
+        "evasion": st.integers(0, 120),
+        "conscious_at_ko": st.booleans(),
+    }
+)
+fighter = st.tuples(st.sampled_from(SHEETS), stat_tweaks, st.booleans()).map(
+    lambda t: ({**t[0], **t[1]}, t[2])
+)
 
 
 def _check_invariants(state, log):
@@ -59,17 +71,23 @@ def _check_invariants(state, log):
 
 
 def _gm_action(state, rng):
-    return gm_action(state, rng, STARTER["statuses"],
-                     lambda r: {"pos": [r.randrange(WIDTH), r.randrange(HEIGHT)]})
+    return gm_action(
+        state, rng, STARTER["statuses"], lambda r: {"pos": [r.randrange(WIDTH), r.randrange(HEIGHT)]}
+    )
 
 
-@random_battles(fighter, {
-    "initiative_die": st.sampled_from(["1d20", "1d10", "2d6", "1d100"]),
-    "disengage_type": st.sampled_from(["simple", "static"]),
-    "accuracy_adds_d100": st.booleans(),
-    "weakness_multiplier": st.integers(1, 5),
-    "npc_reactions": st.sampled_from(["auto", "ask"]),
-}, max_steps=150, max_examples=40)
+@random_battles(
+    fighter,
+    {
+        "initiative_die": st.sampled_from(["1d20", "1d10", "2d6", "1d100"]),
+        "disengage_type": st.sampled_from(["simple", "static"]),
+        "accuracy_adds_d100": st.booleans(),
+        "weakness_multiplier": st.integers(1, 5),
+        "npc_reactions": st.sampled_from(["auto", "ask"]),
+    },
+    max_steps=150,
+    max_examples=40,
+)
 def test_random_mist_battles_keep_invariants_and_replay(party, enemies, seed, options, steps):
     # RULE: ENG-1
     # RULE: ENG-8
@@ -77,8 +95,17 @@ def test_random_mist_battles_keep_invariants_and_replay(party, enemies, seed, op
     rng = random.Random(seed)
     roster = random_roster(party, enemies, lambda i: [0, i], lambda i: [WIDTH - 1, HEIGHT - 1 - i])
     log, state = build_battle("mist", options, seed, WIDTH, HEIGHT, roster, [WALL])
-    play_random(state, log, rng, seed, steps, check=_check_invariants, gm=_gm_action, gm_rate=0.06,
-                end_turn_weight=0.1)
+    play_random(
+        state,
+        log,
+        rng,
+        seed,
+        steps,
+        check=_check_invariants,
+        gm=_gm_action,
+        gm_rate=0.06,
+        end_turn_weight=0.1,
+    )
 
 
 @settings(max_examples=15, deadline=None)
@@ -86,5 +113,7 @@ def test_random_mist_battles_keep_invariants_and_replay(party, enemies, seed, op
 def test_whole_mist_battles_with_the_starter_party_replay_identically(seed):
     # RULE: ENG-1
     rng = random.Random(seed)
-    log, state = build_battle("mist", {}, seed, 12, 10, starter_roster(HEROES, MONSTERS, 11), [[6, 4], [6, 5]])
+    log, state = build_battle(
+        "mist", {}, seed, 12, 10, starter_roster(HEROES, MONSTERS, 11), [[6, 4], [6, 5]]
+    )
     play_out(state, log, rng, seed, 400, _check_invariants)

@@ -38,7 +38,8 @@ def test_rampart_toggles_without_slot_cost_for_heavy_armor_only():
     b2.add("Goblin", "enemy", (5, 0), **GOBLIN)
     b2.act("setup.start", dice=[20, 1])
     assert b2.try_act("rampart", m, on=True) == Refusal(
-        "Mage has no Rampart (it needs heavy armor or a job that grants it).")
+        "Mage has no Rampart (it needs heavy armor or a job that grants it)."
+    )
     assert not any(o.kind == "rampart" for o in legal_actions(b2.state, m))
 
 
@@ -56,7 +57,12 @@ def test_leaving_the_zone_opens_a_reaction_window_for_the_holder():
     assert [o.params["choice"] for o in legal_actions(b.state, k)] == ["strike", "pass"]
     ev = b.act("answer", k, dice=[40, 10, 10], decision=p.id, choice="strike")
     hit = next(e for e in ev if e.type == "attack.rolled")
-    assert (hit.data["roll"], hit.data["accuracy"], hit.data["evasion"], hit.data["hit"]) == (40, 60, 50, True)  # 40 + 60 >= 50
+    assert (hit.data["roll"], hit.data["accuracy"], hit.data["evasion"], hit.data["hit"]) == (
+        40,
+        60,
+        50,
+        True,
+    )  # 40 + 60 >= 50
     dmg = next(e for e in ev if e.type == "damage.dealt")
     assert dmg.data["amount"] == 10 + 10 + 20 + 10 - 8  # 2d20+20, attack 10, DEF 8
     assert b.types(ev)[-1] == "moved"

@@ -70,8 +70,11 @@ def test_initiative_ties_broken_by_speed_then_roll_off():
         calls.append(ids)
         return next(rolls)
 
-    order = r.initiative_order({"c1": 12, "c2": 12, "c3": 15, "c4": 15, "c5": 20},
-                               {"c1": 3, "c2": 8, "c3": 4, "c4": 4, "c5": 0}, roll_off)
+    order = r.initiative_order(
+        {"c1": 12, "c2": 12, "c3": 15, "c4": 15, "c5": 20},
+        {"c1": 3, "c2": 8, "c3": 4, "c4": 4, "c5": 0},
+        roll_off,
+    )
     assert order == ["c5", "c4", "c3", "c2", "c1"]
     assert calls == [["c3", "c4"], ["c3", "c4"]]  # the roll-off repeats until resolved
 

@@ -31,11 +31,15 @@ def end_round(b, *ids, dice):
 
 # --- initiative -----------------------------------------------------------------------------------
 
+
 def test_initiative_is_rerolled_at_the_start_of_every_round():
     # RULE: MIST-INIT-1
     b, k, g = duel()
-    first = [(e.data["combatant"], e.data["total"], e.rolls[0]["faces"]) for e in b.log
-             if e.type == "initiative.rolled"]
+    first = [
+        (e.data["combatant"], e.data["total"], e.rolls[0]["faces"])
+        for e in b.log
+        if e.type == "initiative.rolled"
+    ]
     assert first == [(k, 17, [15]), (g, 8, [5])]  # 1d20 + initiative bonus (2 and 3)
     events = end_round(b, k, g, dice=[2, 19])
     again = [(e.data["combatant"], e.data["total"]) for e in events if e.type == "initiative.rolled"]
@@ -89,6 +93,7 @@ def test_ko_combatants_do_not_roll_initiative_and_are_skipped():
 
 # --- slots ----------------------------------------------------------------------------------------
 
+
 def test_three_action_slots_by_default_and_per_sheet():
     # RULE: MIST-SLOT-1
     b, k, g = duel(goblin_pos=(3, 2))
@@ -105,6 +110,7 @@ def test_three_action_slots_by_default_and_per_sheet():
 
 # --- movement -------------------------------------------------------------------------------------
 
+
 def test_free_move_up_to_movement_split_between_actions():
     # RULE: MIST-MOVE-1
     b, k, g = duel(goblin_pos=(5, 3))
@@ -113,8 +119,12 @@ def test_free_move_up_to_movement_split_between_actions():
     b.act("move", k, to=[4, 3])  # the rest of the move after something else
     assert b.c(k).pos == [4, 3]
     assert b.c(k).resources["move"] == 1
-    assert b.try_act("move", k, path=[[4, 4], [4, 5]]) == Refusal("That is 2 squares; Knight has 1 left this turn.")
-    assert b.try_act("move", k, path=[[5, 3]]) == Refusal("Square [5, 3] holds an enemy: you cannot pass through it.")
+    assert b.try_act("move", k, path=[[4, 4], [4, 5]]) == Refusal(
+        "That is 2 squares; Knight has 1 left this turn."
+    )
+    assert b.try_act("move", k, path=[[5, 3]]) == Refusal(
+        "Square [5, 3] holds an enemy: you cannot pass through it."
+    )
     assert b.try_act("move", k, path=[[5, 4]]) == Refusal("Step 1 to [5, 4] is not one cardinal step.")
 
 
@@ -152,16 +162,20 @@ def test_pass_through_allies_but_not_enemies():
     b.add("Goblin", "enemy", (0, 1), **GOBLIN)
     b.act("setup.start", dice=[20, 1, 1])
     assert b.state.current().id == k
-    assert b.try_act("move", k, to=[1, 0]) == Refusal("Square [1, 0] holds an ally: you may pass through but not stop there.")
+    assert b.try_act("move", k, to=[1, 0]) == Refusal(
+        "Square [1, 0] holds an ally: you may pass through but not stop there."
+    )
     b.act("move", k, path=[[1, 0], [2, 0]])  # through the Mage
     assert b.c(k).pos == [2, 0]
     squares = next(o for o in legal_actions(b.state, k) if o.kind == "move").squares
     assert [1, 0] not in squares and [0, 1] not in squares and [0, 0] in squares
     assert b.try_act("move", k, path=[[1, 0], [0, 0], [0, 1]]) == Refusal(
-        "Square [0, 1] holds an enemy: you cannot pass through it.")
+        "Square [0, 1] holds an enemy: you cannot pass through it."
+    )
 
 
 # --- action types ---------------------------------------------------------------------------------
+
 
 def test_move_action_costs_no_slot_but_uses_up_the_move():
     # RULE: MIST-TYPE-1
@@ -175,7 +189,8 @@ def test_move_action_costs_no_slot_but_uses_up_the_move():
     b.act("end_turn", g, dice=[15, 5])
     b.act("move", k, to=[2, 6])
     assert b.try_act("ability", k, ability="leap", square=[2, 8]) == Refusal(
-        "A move action needs the turn's whole move; some of it is spent.")
+        "A move action needs the turn's whole move; some of it is spent."
+    )
 
 
 def test_first_simple_action_is_free_then_one_slot():
@@ -198,7 +213,9 @@ def test_static_action_once_per_turn_does_not_end_it():
     b, k, g = duel(goblin_pos=(3, 2))
     b.act("ability", k, dice=[1, 10, 99], ability="shield_bash", targets=[g])  # hit, damage, save made
     assert b.state.current().id == k
-    assert b.try_act("ability", k, ability="shield_bash", targets=[g]) == Refusal("Only one static action per turn.")
+    assert b.try_act("ability", k, ability="shield_bash", targets=[g]) == Refusal(
+        "Only one static action per turn."
+    )
     b.act("ability", k, dice=[1, 10, 10], ability="strike", targets=[g])  # combines with other types
     assert b.c(k).resources["slots"] == 1
 
@@ -227,5 +244,6 @@ def test_effects_change_the_initiative_bonus():
     b.act("gm.add_status", combatant=g, status="haste", duration=3)
     b.act("end_turn", k)
     ev = b.act("end_turn", g, dice=[10, 10])
-    assert [(e.data["combatant"], e.data["bonus"], e.data["total"]) for e in ev if e.type == "initiative.rolled"] == [
-        (k, 2, 12), (g, 13, 23)]
+    assert [
+        (e.data["combatant"], e.data["bonus"], e.data["total"]) for e in ev if e.type == "initiative.rolled"
+    ] == [(k, 2, 12), (g, 13, 23)]

@@ -25,10 +25,14 @@ def test_the_starter_pack_and_sample_sheets_are_valid():
 
 def test_a_custom_pack_is_checked_field_by_field_and_across_definitions():
     # RULE: ENG-10
-    pack = {"jobs": {"bard": {"name": "Bard", "abilities": ["song"]}},
-            "abilities": {"zap": {"name": "Zap", "type": "magical", "dice": "2d"},
-                          "mend": {"name": "Mend", "type": "heal", "target": "enemy", "dice": "1d4"}},
-            "objects": {"gate": {"name": "Gate", "ability": "fire"}}}
+    pack = {
+        "jobs": {"bard": {"name": "Bard", "abilities": ["song"]}},
+        "abilities": {
+            "zap": {"name": "Zap", "type": "magical", "dice": "2d"},
+            "mend": {"name": "Mend", "type": "heal", "target": "enemy", "dice": "1d4"},
+        },
+        "objects": {"gate": {"name": "Gate", "ability": "fire"}},
+    }
     errors = validate_paradigm_content(pack)[1]
     assert errors == {
         "abilities.zap.dice": ["Not a dice expression (write it like 1d8+2)."],
@@ -39,7 +43,8 @@ def test_a_custom_pack_is_checked_field_by_field_and_across_definitions():
     with pytest.raises(ValueError, match="Invalid content"):
         new_battle_event("paradigm", {}, 1, 4, 4, content=pack)
     assert Paradigm.validate_sheet({"hp": 5, "weapon_damage": "lots"})[1]["weapon_damage"] == [
-        "Not a dice expression (write it like 1d8+2)."]
+        "Not a dice expression (write it like 1d8+2)."
+    ]
 
 
 def test_sheets_naming_undefined_content_are_refused():
@@ -75,4 +80,6 @@ def test_cleansing_removes_harmful_statuses_only_and_ether_restores_anima():
     assert [e.data["status"] for e in ev if e.type == "status.removed"] == ["poison"]
     assert set(b.c(a).statuses) == {"protect"}
     b.act("item", a, item="ether", targets=[a])  # Anima 0 + 2
-    assert b.c(a).resources["anima"] == 2 and b.state.extra["items_used"] == {"party": {"antidote": 1, "ether": 1}}
+    assert b.c(a).resources["anima"] == 2 and b.state.extra["items_used"] == {
+        "party": {"antidote": 1, "ether": 1}
+    }

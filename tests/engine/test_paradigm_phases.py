@@ -16,17 +16,27 @@ def test_effect_phase_resolves_damage_then_healing_then_statuses():
     assert "healed" not in b.types(ev) and b.state.extra["queued"][0]["ability"] == "prayer"
     b.act("end_turn", a)
     ev = b.act("end_turn", o, dice=[3, 5])  # Poison 3 first (30 -> 27), then Prayer 5 (27 -> 30, capped)
-    effects = [(e.type, e.data.get("amount"), e.data.get("source")) for e in ev
-               if e.type in ("damage.dealt", "healed", "status.updated", "status.removed")]
-    assert effects == [("damage.dealt", 3, "status:poison"), ("healed", 3, "prayer"),
-                       ("status.updated", None, None)]
+    effects = [
+        (e.type, e.data.get("amount"), e.data.get("source"))
+        for e in ev
+        if e.type in ("damage.dealt", "healed", "status.updated", "status.removed")
+    ]
+    assert effects == [
+        ("damage.dealt", 3, "status:poison"),
+        ("healed", 3, "prayer"),
+        ("status.updated", None, None),
+    ]
     assert b.c(a).hp == 30 and b.c(a).statuses["poison"]["duration"] == 1 and b.state.extra["queued"] == []
 
 
 def test_statuses_applied_in_the_effect_phase_come_after_damage_and_healing():
     # RULE: PARA-EFF-1
-    content = {"abilities": {"doom": {"name": "Doom", "type": "status", "status": "weaken", "timing": "effect"},
-                             "quake": {"name": "Quake", "type": "physical", "dice": "1d4", "timing": "effect"}}}
+    content = {
+        "abilities": {
+            "doom": {"name": "Doom", "type": "status", "status": "weaken", "timing": "effect"},
+            "quake": {"name": "Quake", "type": "physical", "dice": "1d4", "timing": "effect"},
+        }
+    }
     b, a, o, _ = duel(ash={"abilities": ["doom", "quake"]}, content=content)
     b.act("ability", a, ability="doom", targets=[o])
     b.act("ability", a, ability="quake", targets=[o])
@@ -52,7 +62,11 @@ def test_a_side_facing_an_empty_front_row_may_advance():
     b.act("end_turn", a)
     ev = b.act("end_turn", o)
     answered = next(e for e in ev if e.type == "decision.answered")
-    assert (answered.data["combatant"], answered.data["choice"], answered.data["by"]) == (o, "advance", "policy")
+    assert (answered.data["combatant"], answered.data["choice"], answered.data["by"]) == (
+        o,
+        "advance",
+        "policy",
+    )
     assert b.c(a).row == "front"
 
 
@@ -79,13 +93,18 @@ def test_paradigm_phase_switches_jobs_keeping_statuses():
     b.act("answer", a, choice="keep")
     b.act("ability", a, ability="shield_wall")  # Protect on every ally: DEF 1 + Knight 2 + Protect 3
     assert {x.params["ability"] for x in legal_actions(b.state, a) if x.kind == "ability"} == {
-        "power_strike", "shield_wall"}
+        "power_strike",
+        "shield_wall",
+    }
     b.act("end_turn", a)
     b.act("end_turn", o)
     assert b.state.pending.prompt == "Paradigm Phase: Ash may switch jobs."
     ev = b.act("answer", a, choice="job:black_mage")
     assert next(e for e in ev if e.type == "job.switched").data["previous"] == "knight"
-    assert {x.params["ability"] for x in legal_actions(b.state, a) if x.kind == "ability"} == {"fire", "blizzard"}
+    assert {x.params["ability"] for x in legal_actions(b.state, a) if x.kind == "ability"} == {
+        "fire",
+        "blizzard",
+    }
     assert "protect" in b.c(a).statuses
     b.act("end_turn", a)
     ev = b.act("attack", o, dice=[6], targets=[a])  # 6 + 1 - (DEF 1 + Protect 3, no Knight bonus) = 3
@@ -99,7 +118,9 @@ def test_antagonists_take_their_paradigm_actions_before_the_players():
     o = b.add("Orc", "enemy", **ORC, job="brute", jobs=["brute", "shaman"])
     b.act("setup.start", dice=[15, 10])  # Ash is first in initiative, yet the Orc is asked first
     assert b.state.pending.combatant == o
-    assert b.try_act("answer", a, choice="keep") == Refusal("This question is not addressed to that combatant.")
+    assert b.try_act("answer", a, choice="keep") == Refusal(
+        "This question is not addressed to that combatant."
+    )
     b.act("answer", None, choice="job:shaman")
     assert b.c(o).extra["job"] == "shaman" and b.state.pending.combatant == a
     b.act("answer", a, choice="job:ranger")
@@ -173,7 +194,9 @@ def test_the_eidolon_counts_as_front_row_and_uses_only_its_listed_abilities():
     i = b.state.current().id
     assert {opt.kind for opt in legal_actions(b.state, i)} == {"ability", "end_turn"}
     assert {opt.params["ability"] for opt in legal_actions(b.state, i) if opt.kind == "ability"} == {
-        "hellfire", "flame_claw"}
+        "hellfire",
+        "flame_claw",
+    }
     assert b.try_act("attack", i, targets=[o]) == Refusal("An eidolon may only use its listed abilities.")
     assert b.try_act("change_row", i) == Refusal("An eidolon may only use its listed abilities.")
     b.act("gm.move", combatant=i, row="back")

@@ -33,13 +33,20 @@ from tests.engine.properties import (
 
 SHEETS = [*HEROES.values(), *MONSTERS.values()]
 
-stat_tweaks = st.fixed_dictionaries({
-    "hp": st.integers(1, 50), "tier": st.integers(1, 10), "initiative": st.integers(-2, 4),
-    "attack_bonus": st.integers(-1, 4), "defense": st.integers(0, 5), "magic_defense": st.integers(0, 5),
-    "anima": st.integers(0, 6),
-})
-fighter = st.tuples(st.sampled_from(SHEETS), stat_tweaks, st.booleans(), st.sampled_from(["front", "back"])).map(
-    lambda t: ({**t[0], **t[1]}, t[2], t[3]))
+stat_tweaks = st.fixed_dictionaries(
+    {
+        "hp": st.integers(1, 50),
+        "tier": st.integers(1, 10),
+        "initiative": st.integers(-2, 4),
+        "attack_bonus": st.integers(-1, 4),
+        "defense": st.integers(0, 5),
+        "magic_defense": st.integers(0, 5),
+        "anima": st.integers(0, 6),
+    }
+)
+fighter = st.tuples(
+    st.sampled_from(SHEETS), stat_tweaks, st.booleans(), st.sampled_from(["front", "back"])
+).map(lambda t: ({**t[0], **t[1]}, t[2], t[3]))
 
 
 def _check_invariants(state, log):
@@ -59,7 +66,9 @@ def _check_invariants(state, log):
     for cid, n in Counter(state.order).items():
         assert cid in state.combatants and n <= 2  # a held turn is the only second slot
     for side, used in state.extra.get("items_used", {}).items():
-        brought = Counter(i for c in state.combatants.values() if c.side == side for i in c.sheet.get("items", ()))
+        brought = Counter(
+            i for c in state.combatants.values() if c.side == side for i in c.sheet.get("items", ())
+        )
         assert all(0 < n <= brought[k] for k, n in used.items())  # PARA-ACT-ITEM
     if state.phase == "active" and state.pending is None:
         cur = state.current()
@@ -72,19 +81,31 @@ def _gm_action(state, rng):
 
 def _setup(party, enemies, seed, options):
     roster = [("P", "party", f) for f in party] + [("E", "enemy", f) for f in enemies]
-    params = [{"name": f"{prefix}{i}", "side": side, "sheet": sheet, "row": row,
-               "kind": "pc" if side == "party" and pc else "npc" if side == "party" else "monster",
-               "controller": str(i) if side == "party" and pc else None}
-              for i, (prefix, side, (sheet, pc, row)) in enumerate(roster)]
+    params = [
+        {
+            "name": f"{prefix}{i}",
+            "side": side,
+            "sheet": sheet,
+            "row": row,
+            "kind": "pc" if side == "party" and pc else "npc" if side == "party" else "monster",
+            "controller": str(i) if side == "party" and pc else None,
+        }
+        for i, (prefix, side, (sheet, pc, row)) in enumerate(roster)
+    ]
     return build_battle("paradigm", options, seed, 8, 6, params)
 
 
-@random_battles(fighter, {
-    "initiative_die": st.sampled_from(["1d20", "1d10", "2d6"]),
-    "melee_front_only": st.booleans(),
-    "allow_flee": st.booleans(),
-    "npc_reactions": st.sampled_from(["auto", "ask"]),
-}, max_steps=150, max_examples=40)
+@random_battles(
+    fighter,
+    {
+        "initiative_die": st.sampled_from(["1d20", "1d10", "2d6"]),
+        "melee_front_only": st.booleans(),
+        "allow_flee": st.booleans(),
+        "npc_reactions": st.sampled_from(["auto", "ask"]),
+    },
+    max_steps=150,
+    max_examples=40,
+)
 def test_random_paradigm_battles_keep_invariants_and_replay(party, enemies, seed, options, steps):
     # RULE: ENG-1
     # RULE: ENG-8
@@ -93,8 +114,17 @@ def test_random_paradigm_battles_keep_invariants_and_replay(party, enemies, seed
     # RULE: PARA-EID-1
     rng = random.Random(seed)
     log, state = _setup(party, enemies, seed, options)
-    play_random(state, log, rng, seed, steps, check=_check_invariants, gm=_gm_action, gm_rate=0.06,
-                end_turn_weight=0.1)
+    play_random(
+        state,
+        log,
+        rng,
+        seed,
+        steps,
+        check=_check_invariants,
+        gm=_gm_action,
+        gm_rate=0.06,
+        end_turn_weight=0.1,
+    )
 
 
 @settings(max_examples=15, deadline=None)
@@ -111,34 +141,81 @@ def test_whole_battles_with_the_starter_cast_end_and_replay_identically(seed):
 
 
 TEMPLATES = {
-    "attack": {"targets": ["c2"]}, "ability": {"ability": "fire", "targets": ["c2"]},
-    "item": {"item": "potion", "targets": ["c1"]}, "change_row": {}, "hold": {"targets": ["c2"]},
-    "interact": {"object": "lever"}, "swap": {"slot": "weapon", "equip": "axe"}, "flee": {}, "summon": {},
-    "end_turn": {}, "answer": {"choice": "keep"}, "gm.move": {"combatant": "c1", "row": "back"},
+    "attack": {"targets": ["c2"]},
+    "ability": {"ability": "fire", "targets": ["c2"]},
+    "item": {"item": "potion", "targets": ["c1"]},
+    "change_row": {},
+    "hold": {"targets": ["c2"]},
+    "interact": {"object": "lever"},
+    "swap": {"slot": "weapon", "equip": "axe"},
+    "flee": {},
+    "summon": {},
+    "end_turn": {},
+    "answer": {"choice": "keep"},
+    "gm.move": {"combatant": "c1", "row": "back"},
     "gm.set_resource": {"combatant": "c1", "resource": "anima", "value": 3},
     "gm.add_status": {"combatant": "c1", "status": "poison", "duration": 1},
     "setup.add_combatant": {"name": "X", "side": "enemy", "sheet": {"hp": 3}, "row": "back"},
-    "gm.remove_combatant": {"combatant": "c2"}, "nonsense": {},
+    "gm.remove_combatant": {"combatant": "c2"},
+    "nonsense": {},
 }
-actions = junk_actions(TEMPLATES, ["c1", "c2", "c3", "fire", "potion", "bomb", "weapon", "armor", "axe", "lever",
-                                   "keep", "advance", "job:ranger", "front", "back"],
-                       {"target", "decision", "object", "slot"})
+actions = junk_actions(
+    TEMPLATES,
+    [
+        "c1",
+        "c2",
+        "c3",
+        "fire",
+        "potion",
+        "bomb",
+        "weapon",
+        "armor",
+        "axe",
+        "lever",
+        "keep",
+        "advance",
+        "job:ranger",
+        "front",
+        "back",
+    ],
+    {"target", "decision", "object", "slot"},
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(action=actions, actor=st.sampled_from(["current", "current", None, "c1", "c2", "c9"]),
-       started=st.booleans(), jobs=st.booleans())
+@given(
+    action=actions,
+    actor=st.sampled_from(["current", "current", None, "c1", "c2", "c9"]),
+    started=st.booleans(),
+    jobs=st.booleans(),
+)
 def test_any_input_is_accepted_or_refused_cleanly(action, actor, started, jobs):
     # RULE: ENG-4
     knight = dict(HEROES["Knight"], jobs=["knight", "ranger"] if jobs else [])
     mage = dict(HEROES["Mage"], anima=5)
-    log = [new_battle_event("paradigm", {"npc_reactions": "ask"}, 1, 6, 6,
-                            content={"objects": {"lever": {"name": "Lever", "ability": "rockfall"}}})]
+    log = [
+        new_battle_event(
+            "paradigm",
+            {"npc_reactions": "ask"},
+            1,
+            6,
+            6,
+            content={"objects": {"lever": {"name": "Lever", "ability": "rockfall"}}},
+        )
+    ]
     state = replay(log)
-    for name, side, sheet in (("Kay", "party", knight), ("Ogre", "enemy", MONSTERS["Ogre"]), ("May", "party", mage)):
-        events, state = resolve(state, Action("setup.add_combatant", None,
-                                              {"name": name, "side": side, "sheet": sheet, "controller": "5"}),
-                                Dice(1))
+    for name, side, sheet in (
+        ("Kay", "party", knight),
+        ("Ogre", "enemy", MONSTERS["Ogre"]),
+        ("May", "party", mage),
+    ):
+        events, state = resolve(
+            state,
+            Action(
+                "setup.add_combatant", None, {"name": name, "side": side, "sheet": sheet, "controller": "5"}
+            ),
+            Dice(1),
+        )
         log += events
     if started:
         events, state = resolve(state, Action("setup.start"), Dice(1, 5))

@@ -6,10 +6,24 @@ from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions
 from combat.engine.testing import Battle
 
-ASH = {"tier": 1, "hp": 30, "initiative": 0, "attack_bonus": 2, "weapon_damage": "1d6", "defense": 1,
-       "magic_defense": 1}
-ORC = {"tier": 1, "hp": 20, "initiative": 0, "attack_bonus": 1, "weapon_damage": "1d6", "defense": 1,
-       "magic_defense": 2}
+ASH = {
+    "tier": 1,
+    "hp": 30,
+    "initiative": 0,
+    "attack_bonus": 2,
+    "weapon_damage": "1d6",
+    "defense": 1,
+    "magic_defense": 1,
+}
+ORC = {
+    "tier": 1,
+    "hp": 20,
+    "initiative": 0,
+    "attack_bonus": 1,
+    "weapon_damage": "1d6",
+    "defense": 1,
+    "magic_defense": 2,
+}
 
 
 def duel(options=None, ash=None, orc=None, orc_row="front", ash_row="front", bo=None, content=None):
@@ -28,11 +42,15 @@ def duel(options=None, ash=None, orc=None, orc_row="front", ash_row="front", bo=
 
 
 def option(b, actor, kind, **params):
-    return next(o for o in legal_actions(b.state, actor)
-                if o.kind == kind and all(o.params.get(k) == v for k, v in params.items()))
+    return next(
+        o
+        for o in legal_actions(b.state, actor)
+        if o.kind == kind and all(o.params.get(k) == v for k, v in params.items())
+    )
 
 
 # --- rounds and initiative ----------------------------------------------------------------------
+
 
 def test_initiative_is_the_die_plus_bonus_highest_first_ties_by_bonus_then_roll_off():
     # RULE: PARA-INIT-1
@@ -40,7 +58,10 @@ def test_initiative_is_the_die_plus_bonus_highest_first_ties_by_bonus_then_roll_
     a = b.add("Ash", initiative=3)
     o = b.add("Orc", "enemy", initiative=1)
     ev = b.act("setup.start", dice=[10, 15])
-    assert [(e.data["combatant"], e.data["total"]) for e in ev if e.type == "initiative.rolled"] == [(a, 13), (o, 16)]
+    assert [(e.data["combatant"], e.data["total"]) for e in ev if e.type == "initiative.rolled"] == [
+        (a, 13),
+        (o, 16),
+    ]
     assert b.state.order == [o, a]
     b = Battle("paradigm")
     a = b.add("Ash", initiative=3)
@@ -66,23 +87,34 @@ def test_a_round_is_action_then_effect_then_paradigm_phase_and_round_one_starts_
     a = b.add("Ash", controller="7", jobs=["knight", "ranger"], job="knight")
     o = b.add("Orc", "enemy")
     ev = b.act("setup.start", dice=[15, 10])
-    flow = [(e.type, e.data.get("phase") or e.data.get("round")) for e in ev
-            if e.type in ("round.started", "phase.started", "decision.opened", "turn.started")]
+    flow = [
+        (e.type, e.data.get("phase") or e.data.get("round"))
+        for e in ev
+        if e.type in ("round.started", "phase.started", "decision.opened", "turn.started")
+    ]
     assert flow == [("round.started", 1), ("phase.started", "paradigm"), ("decision.opened", None)]
     ev = b.act("answer", a, choice="keep")
     assert b.types(ev)[-3:] == ["battle.extra", "turn.started", "turn.prepared"] and b.state.current().id == a
     b.act("end_turn", a)
     ev = b.act("end_turn", o)
-    flow = [(e.type, e.data.get("phase") or e.data.get("round")) for e in ev
-            if e.type in ("turn.ended", "phase.started", "decision.opened", "round.ended")]
-    assert flow == [("turn.ended", None), ("phase.started", "effect"), ("phase.started", "paradigm"),
-                    ("decision.opened", None)]
+    flow = [
+        (e.type, e.data.get("phase") or e.data.get("round"))
+        for e in ev
+        if e.type in ("turn.ended", "phase.started", "decision.opened", "round.ended")
+    ]
+    assert flow == [
+        ("turn.ended", None),
+        ("phase.started", "effect"),
+        ("phase.started", "paradigm"),
+        ("decision.opened", None),
+    ]
     ev = b.act("answer", a, choice="keep")
     assert [e.type for e in ev if e.type.startswith(("round.", "phase."))] == ["round.ended", "round.started"]
     assert (b.state.round, b.state.current().id) == (2, a)  # no second paradigm phase at a round's start
 
 
 # --- AP ------------------------------------------------------------------------------------------
+
 
 def test_tier_one_to_five_has_two_ap_and_tier_six_to_ten_three():
     # RULE: PARA-AP-1
@@ -105,6 +137,7 @@ def test_the_turn_ends_when_ap_runs_out():
 
 # --- actions -------------------------------------------------------------------------------------
 
+
 def test_basic_attack_is_weapon_dice_plus_attack_minus_def_at_least_zero():
     # RULE: PARA-ACT-ATTACK
     b, a, o, _ = duel()
@@ -125,7 +158,8 @@ def test_melee_reaches_only_the_enemy_front_row_unless_the_gm_says_otherwise():
     # RULE: PARA-MELEE-1
     b, a, o, _ = duel(orc_row="back", ash={"abilities": ["fire"]})
     assert b.try_act("attack", a, dice=[5], targets=[o]) == Refusal(
-        "Orc is in the back row: melee reaches only the front row.")
+        "Orc is in the back row: melee reaches only the front row."
+    )
     attack = option(b, a, "attack")
     assert (attack.available, attack.reason) == (False, "No enemy in reach.")
     b.act("ability", a, dice=[4], ability="fire", targets=[o])  # not melee: 4 + 1 + 0 - 2 = 3
@@ -143,7 +177,8 @@ def test_use_ability_from_archetype_and_current_job_at_its_ap_cost():
     ev = b.act("ability", a, dice=[6], ability="fire", targets=[o])  # 6 + 1 + magic 1 + job 2 - MDEF 2 = 8
     assert next(e for e in ev if e.type == "damage.dealt").data["amount"] == 8 and b.c(o).hp == 12
     assert b.try_act("ability", a, ability="power_strike", targets=[o]) == Refusal(
-        "Not enough AP (1 left, 2 needed).")
+        "Not enough AP (1 left, 2 needed)."
+    )
     assert b.try_act("ability", a, ability="cure", targets=[a]) == Refusal("Ash has no such ability now.")
 
 
@@ -151,7 +186,9 @@ def test_items_come_from_the_party_inventory_and_are_removed_once_used():
     # RULE: PARA-ACT-ITEM
     b, a, o, x = duel(ash={"items": ["potion"]}, bo={"items": ["potion", "bomb"]})
     assert [(i.params["item"], i.label) for i in legal_actions(b.state, a) if i.kind == "item"] == [
-        ("bomb", "Bomb (x1)"), ("potion", "Potion (x2)")]
+        ("bomb", "Bomb (x1)"),
+        ("potion", "Potion (x2)"),
+    ]
     b.act("gm.set_hp", combatant=x, hp=10)
     ev = b.act("item", a, dice=[3, 4], item="potion", targets=[x])  # 2d4 + 2 = 9
     assert next(e for e in ev if e.type == "healed").data["amount"] == 9 and b.c(x).hp == 19
@@ -159,8 +196,12 @@ def test_items_come_from_the_party_inventory_and_are_removed_once_used():
     ev = b.act("item", a, dice=[5], item="bomb")  # everyone on the other side: 5 + 0 - MDEF 2 = 3
     assert b.c(o).hp == 17 and "turn.ended" in b.types(ev)
     b.act("end_turn", o)
-    b.act("item", x, dice=[1, 1], item="potion", targets=[a])  # Bo uses the potion Ash brought... the last one
-    assert b.try_act("item", x, item="potion", targets=[a]) == Refusal("The party inventory has no such item.")
+    b.act(
+        "item", x, dice=[1, 1], item="potion", targets=[a]
+    )  # Bo uses the potion Ash brought... the last one
+    assert b.try_act("item", x, item="potion", targets=[a]) == Refusal(
+        "The party inventory has no such item."
+    )
     assert b.rebuilt().to_dict() == b.state.to_dict()
 
 
@@ -195,8 +236,12 @@ def test_hold_ap_gives_a_one_ap_held_turn_after_the_chosen_character_once_per_ro
     assert b.rebuilt().to_dict() == b.state.to_dict()
 
 
-PACK = {"objects": {"lever": {"name": "Lever", "ap": 1, "ability": "rockfall"},
-                    "drawbridge": {"name": "Drawbridge", "whole_turns": 2}}}
+PACK = {
+    "objects": {
+        "lever": {"name": "Lever", "ap": 1, "ability": "rockfall"},
+        "drawbridge": {"name": "Drawbridge", "whole_turns": 2},
+    }
+}
 
 
 def test_interact_with_a_gm_defined_object_simple_or_over_whole_turns():
@@ -207,12 +252,16 @@ def test_interact_with_a_gm_defined_object_simple_or_over_whole_turns():
     assert next(e for e in ev if e.type == "object.used").data["done"] is True
     assert b.try_act("interact", a, object="lever") == Refusal("Lever has been used up.")
     assert b.try_act("interact", a, object="drawbridge") == Refusal(
-        "Drawbridge takes a whole turn: start it with all your AP.")
+        "Drawbridge takes a whole turn: start it with all your AP."
+    )
     assert b.try_act("interact", a, object="window") == Refusal("There is no such object here.")
     b.act("end_turn", a)
     b.act("end_turn", o)
     ev = b.act("interact", a, object="drawbridge")  # the whole turn: 2 AP, 1 of 2 turns
-    assert "turn.ended" in b.types(ev) and b.state.extra["objects"]["drawbridge"] == {"progress": 1, "done": 0}
+    assert "turn.ended" in b.types(ev) and b.state.extra["objects"]["drawbridge"] == {
+        "progress": 1,
+        "done": 0,
+    }
     b.act("end_turn", o)
     ev = b.act("interact", a, object="drawbridge")
     assert next(e for e in ev if e.type == "object.used").data["done"] is True
@@ -231,7 +280,8 @@ def test_swap_a_weapon_or_accessory_from_own_inventory_never_armor():
     assert b.c(o).hp == 9
     b.act("end_turn", o)
     assert b.try_act("swap", a, slot="armor", equip="plate") == Refusal(
-        "Armor cannot be put on or taken off during battle.")
+        "Armor cannot be put on or taken off during battle."
+    )
     assert b.try_act("swap", a, slot="weapon", equip="bow") == Refusal("Ash carries no such weapon.")
     b.act("swap", a, slot="accessory", equip="iron_ring")
     assert b.c(a).extra["accessory"] == "iron_ring"
@@ -247,8 +297,13 @@ def test_flee_from_the_back_row_leaves_after_the_effect_phase_and_all_pcs_fled_e
     assert b.state.phase == "active"
     ev = b.act("end_turn", o)  # Effect Phase: Ash leaves; every player character has fled
     assert b.types(ev).index("combatant.fled") < b.types(ev).index("battle.ended")
-    assert b.state.result == {"winner": None, "reason": "Every player character fled: no XP or items.",
-                              "by": "rules", "fled": True, "xp": False}
+    assert b.state.result == {
+        "winner": None,
+        "reason": "Every player character fled: no XP or items.",
+        "by": "rules",
+        "fled": True,
+        "xp": False,
+    }
     b, a, o, _ = duel({"allow_flee": False}, ash_row="back")
     assert b.try_act("flee", a) == Refusal("The GM does not allow fleeing in this battle.")
     assert option(b, a, "flee").available is False

@@ -27,7 +27,12 @@ def build_toy_from_the_guide(root: pathlib.Path) -> type[Ruleset]:
     """Write the package the guide's code blocks spell out (``# toy/<module>.py``) and import it."""
     files = BLOCK.findall(GUIDE.read_text())
     assert sorted(name for name, _ in files) == [
-        "toy/__init__.py", "toy/actions.py", "toy/content.py", "toy/rules.py", "toy/sheet.py"]
+        "toy/__init__.py",
+        "toy/actions.py",
+        "toy/content.py",
+        "toy/rules.py",
+        "toy/sheet.py",
+    ]
     for name, code in files:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(code)
@@ -47,7 +52,8 @@ def test_the_guide_builds_a_ruleset_of_the_same_shape(tmp_path):
     for key, ruleset in RULESETS.items():  # the project's rulesets have the modules the guide names
         package = pathlib.Path(sys.modules[ruleset.__module__].__file__).parent
         assert {"__init__.py", "sheet.py", "content.py", "rules.py", "actions.py"} <= {
-            p.name for p in package.glob("*.py")}, key
+            p.name for p in package.glob("*.py")
+        }, key
         assert all(callable(fn) for fn in ruleset.actions.values()), key
         assert all(callable(fn) for fn in ruleset.appliers.values()), key
     assert "        toy.Toy," in GUIDE.read_text()  # step 4: one line in the registry
@@ -84,8 +90,15 @@ def test_a_hook_may_pause_the_round_flow_for_a_decision(toy):
     assert b.state.pending.prompt == "Advance to the front row?" and b.state.round == 1
     assert b.try_act("end_turn", p).reason.startswith("Waiting for Pia to answer")
     ev = b.act("answer", p, choice="yes")
-    assert b.types(ev) == ["decision.answered", "row.changed", "battle.extra", "round.ended", "round.started",
-                           "turn.started", "resources.set"]
+    assert b.types(ev) == [
+        "decision.answered",
+        "row.changed",
+        "battle.extra",
+        "round.ended",
+        "round.started",
+        "turn.started",
+        "resources.set",
+    ]
     assert b.c(p).row == "front"
     assert (b.state.round, b.state.current().id, b.state.extra["flow"]) == (2, q, None)
     assert b.rebuilt().to_dict() == b.state.to_dict()

@@ -49,8 +49,11 @@ def test_importing_the_engine_loads_no_django():
 
 
 def _string_constants(path: pathlib.Path) -> set[str]:
-    return {n.value for n in ast.walk(ast.parse(path.read_text(), str(path)))
-            if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return {
+        n.value
+        for n in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
 
 
 def test_no_module_outside_the_rulesets_names_a_ruleset_key():

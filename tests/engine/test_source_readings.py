@@ -62,8 +62,17 @@ def test_action_block_spell_effect_adds_all_three_spell_boosts():
     Spell Boost], and [General Spell Boost] effects the [Base Effect]." All three, for damage and healing."""
     # RULE: BLOCK-SPELL-2
     b = Battle("action-block", width=14, height=8)
-    a = b.add("Ash", "party", (0, 0), controller="1", **ASH, abilities=["ember", "mend"], general_spell_boost=1,
-              offensive_spell_boost=2, defensive_spell_boost=4)
+    a = b.add(
+        "Ash",
+        "party",
+        (0, 0),
+        controller="1",
+        **ASH,
+        abilities=["ember", "mend"],
+        general_spell_boost=1,
+        offensive_spell_boost=2,
+        defensive_spell_boost=4,
+    )
     t = b.add("Orc", "enemy", (1, 0), **{**ORC, "hp": 40})
     b.act("setup.start")
     b.act("cast_spell", a, spell="ember")
@@ -90,7 +99,9 @@ def test_action_block_insanity_prompt_comes_at_every_hit_below_ghost_power():
         dice = [4, 4, 1, 1] + ([3, 3] if every_hit else [])  # 3 damage: 13 -> 10, still below 15
         events = b.act("attack", a, dice=dice, weapon="longsword", targets=[t])
         assert b.c(t).hp == 10
-        opened = [e for e in b.log if e.type == "decision.opened" and "Insanity" in e.data["decision"]["prompt"]]
+        opened = [
+            e for e in b.log if e.type == "decision.opened" and "Insanity" in e.data["decision"]["prompt"]
+        ]
         assert len(opened) == prompts, (every_hit, [e.type for e in events])
 
 
@@ -115,7 +126,10 @@ def test_mist_who_rolls_initiative_is_a_house_rule():
     # RULE: MIST-INIT-1
     for option, rollers in (("able", 2), ("living", 3)):
         b = Battle("mist", {"initiative_rolls": option})
-        ids = [b.add(n, side, (i, 0)) for i, (n, side) in enumerate((("A", "party"), ("B", "party"), ("E", "enemy")))]
+        ids = [
+            b.add(n, side, (i, 0))
+            for i, (n, side) in enumerate((("A", "party"), ("B", "party"), ("E", "enemy")))
+        ]
         out = resolve(b.state, Action("setup.start"), Dice(3, b.state.seq))
         _, b.state = out
         b.log += out[0]
@@ -141,10 +155,15 @@ def test_mist_rampart_attacks_once_per_move_or_at_every_square():
     assert rampart_provocations([4, 4], path, zones, holders, ["h"], once=False) == [(1, "h"), (2, "h")]
     for option, attacks in (("once_per_move", 1), ("every_square", 3)):
         b = Battle("mist", {"rampart_attacks": option, "npc_reactions": "auto"}, width=12, height=10)
-        guard = b.add("Guard", "enemy", (5, 5), rampart=2, abilities=["strike"], initiative=50, speed=50, hp=900)
+        guard = b.add(
+            "Guard", "enemy", (5, 5), rampart=2, abilities=["strike"], initiative=50, speed=50, hp=900
+        )
         runner = b.add("Runner", "party", (4, 4), hp=9000, lp=9, movement=6, initiative=-50)
-        for kind, actor, params in (("setup.start", None, {}), ("rampart", guard, {"on": True}),
-                                    ("end_turn", guard, {})):
+        for kind, actor, params in (
+            ("setup.start", None, {}),
+            ("rampart", guard, {"on": True}),
+            ("end_turn", guard, {}),
+        ):
             events, b.state = resolve(b.state, Action(kind, actor, params), Dice(5, b.state.seq))
             b.log += events
         assert b.state.current().id == runner

@@ -40,8 +40,14 @@ def _random_battle_events(key: str, seed: int, steps: int = 120) -> list:
     statuses = sorted(ruleset.status_keys(state) or ["stun"])
     for _ in range(steps):
         if rng.random() < 0.1:
-            action = gm_action(state, rng, statuses, (lambda g: {"row": g.choice(["front", "back"])}) if rows
-                               else (lambda g: {"pos": [g.randrange(10), g.randrange(3)]}))
+            action = gm_action(
+                state,
+                rng,
+                statuses,
+                (lambda g: {"row": g.choice(["front", "back"])})
+                if rows
+                else (lambda g: {"pos": [g.randrange(10), g.randrange(3)]}),
+            )
         else:
             action = random_action(state, rng)
         if action is None:

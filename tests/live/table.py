@@ -32,7 +32,12 @@ def make_campaign(users: dict[str, Any], *, hide_enemy_hp: bool = True) -> Campa
     campaign = Campaign.objects.create(
         name="The Keep", ruleset="luck", owner=users["gm"], options={"hide_enemy_hp": hide_enemy_hp}
     )
-    for name, role in (("gm", "gm"), ("player", "player"), ("other_player", "player"), ("observer", "observer")):
+    for name, role in (
+        ("gm", "gm"),
+        ("player", "player"),
+        ("other_player", "player"),
+        ("observer", "observer"),
+    ):
         if name in users:
             Membership.objects.create(campaign=campaign, user=users[name], role=role)
     return campaign
@@ -41,19 +46,31 @@ def make_campaign(users: dict[str, Any], *, hide_enemy_hp: bool = True) -> Campa
 def make_characters(campaign: Campaign, users: dict[str, Any]) -> dict[str, Character]:
     goblin = dict(MONSTERS["Goblin Skirmisher"], hp=SECRET_HP)
     return {
-        "ayla": Character.objects.create(campaign=campaign, owner=users["player"], name="Ayla",
-                                         sheet=dict(HEROES["Mage"], initiative=30)),
-        "bram": Character.objects.create(campaign=campaign, owner=users.get("other_player"), name="Bram",
-                                         sheet=dict(HEROES["Fighter"], initiative=-5)),
+        "ayla": Character.objects.create(
+            campaign=campaign, owner=users["player"], name="Ayla", sheet=dict(HEROES["Mage"], initiative=30)
+        ),
+        "bram": Character.objects.create(
+            campaign=campaign,
+            owner=users.get("other_player"),
+            name="Bram",
+            sheet=dict(HEROES["Fighter"], initiative=-5),
+        ),
         "goblin": Character.objects.create(campaign=campaign, kind="monster", name="Goblin", sheet=goblin),
     }
 
 
-def make_battle(campaign: Campaign, gm: Any, characters: dict[str, Character], *, start: bool = True,
-                name: str = "Gate fight") -> Battle:
+def make_battle(
+    campaign: Campaign,
+    gm: Any,
+    characters: dict[str, Character],
+    *,
+    start: bool = True,
+    name: str = "Gate fight",
+) -> Battle:
     """A 10x8 battle: Ayla at (0,0), Bram at (0,2), the Goblin at (3,0) within Ayla's Fire Bolt."""
-    result = services.create_battle(campaign, gm, name, 10, 8, ruleset="luck", options=campaign.house_rules(),
-                                    seed=SEED)
+    result = services.create_battle(
+        campaign, gm, name, 10, 8, ruleset="luck", options=campaign.house_rules(), seed=SEED
+    )
     assert result.ok, result.reason
     bid = result.battle_id
     for key, pos in (("ayla", [0, 0]), ("bram", [0, 2]), ("goblin", [3, 0])):
@@ -92,11 +109,16 @@ def goblin_attacks_bram(battle: Battle, users: dict[str, Any]) -> services.Resul
     goblin = state.current()
     assert goblin is not None and goblin.name == "Goblin", goblin
     bram = next(c for c in state.combatants.values() if c.name == "Bram")
-    r = services.gm_override(battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id,
-                                                                                    "pos": [1, 2]}}, r.seq)
+    r = services.gm_override(
+        battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id, "pos": [1, 2]}}, r.seq
+    )
     assert r.ok, r.reason
-    return services.submit_action(battle.pk, users["gm"], {"kind": "ability", "actor": goblin.id, "params": {
-        "ability": "weapon:spear", "targets": [bram.id]}}, r.seq)
+    return services.submit_action(
+        battle.pk,
+        users["gm"],
+        {"kind": "ability", "actor": goblin.id, "params": {"ability": "weapon:spear", "targets": [bram.id]}},
+        r.seq,
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -31,8 +31,9 @@ def servers(count: int):
     procs = []
     try:
         for _ in range(count):
-            proc = DaphneProcess("127.0.0.1", partial(make_application, static_wrapper=None),
-                                 setup=set_database_connection)
+            proc = DaphneProcess(
+                "127.0.0.1", partial(make_application, static_wrapper=None), setup=set_database_connection
+            )
             proc.daemon = True
             proc.start()
             procs.append(proc)
@@ -63,20 +64,43 @@ def test_an_action_posted_to_one_process_reaches_sockets_on_the_other(redis_url,
     actor = current(battle)
     goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
     with servers(2) as (port_a, port_b):
+
         async def scenario() -> tuple[str, str, int]:
             origin = f"http://127.0.0.1:{port_b}"  # the page's own origin: scheme, host and port
-            gm = await WSClient.connect("127.0.0.1", port_b, f"/ws/battles/{battle.pk}/", origin=origin,
-                                        cookie=f"sessionid={cookies['gm']['sessionid']}")
-            player = await WSClient.connect("127.0.0.1", port_b, f"/ws/battles/{battle.pk}/", origin=origin,
-                                            cookie=f"sessionid={cookies['player']['sessionid']}")
+            gm = await WSClient.connect(
+                "127.0.0.1",
+                port_b,
+                f"/ws/battles/{battle.pk}/",
+                origin=origin,
+                cookie=f"sessionid={cookies['gm']['sessionid']}",
+            )
+            player = await WSClient.connect(
+                "127.0.0.1",
+                port_b,
+                f"/ws/battles/{battle.pk}/",
+                origin=origin,
+                cookie=f"sessionid={cookies['player']['sessionid']}",
+            )
             await asyncio.sleep(0.5)  # both subscribed on process B
-            status, _, page = await asyncio.to_thread(http, port_a, "GET", f"/battles/{battle.pk}/", cookies["player"])
+            status, _, page = await asyncio.to_thread(
+                http, port_a, "GET", f"/battles/{battle.pk}/", cookies["player"]
+            )
             assert status == 200
             token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
             status, _, body = await asyncio.to_thread(
-                http, port_a, "POST", f"/battles/{battle.pk}/act", cookies["player"],
-                {"kind": "ability", "actor": actor.id, "params": '{"ability": "fire_bolt"}', "target": goblin.id,
-                 "expected_seq": str(battle.seq), "client_token": "redis-1"},
+                http,
+                port_a,
+                "POST",
+                f"/battles/{battle.pk}/act",
+                cookies["player"],
+                {
+                    "kind": "ability",
+                    "actor": actor.id,
+                    "params": '{"ability": "fire_bolt"}',
+                    "target": goblin.id,
+                    "expected_seq": str(battle.seq),
+                    "client_token": "redis-1",
+                },
                 {"X-CSRFToken": token, "HX-Request": "true", "X-VTT-Live": "1"},
             )
             assert status == 200, body
@@ -112,10 +136,19 @@ def test_logout_and_removal_on_one_process_close_sockets_on_the_other_within_a_s
     cookies_admin = session_cookie(admin)
     removed_pk = Membership.objects.get(campaign=campaign, user=users["other_player"]).pk
     with servers(2) as (port_a, port_b):
+
         async def scenario() -> dict[str, float]:
             path = f"/ws/battles/{battle.pk}/"
-            sockets = {name: await WSClient.connect("127.0.0.1", port_b, path, origin=f"http://127.0.0.1:{port_b}",
-                                                    cookie=f"sessionid={cookie}") for name, cookie in cookies.items()}
+            sockets = {
+                name: await WSClient.connect(
+                    "127.0.0.1",
+                    port_b,
+                    path,
+                    origin=f"http://127.0.0.1:{port_b}",
+                    cookie=f"sessionid={cookie}",
+                )
+                for name, cookie in cookies.items()
+            }
             await asyncio.sleep(0.5)
             took = {}
             cookies["admin"] = cookies_admin
@@ -124,8 +157,9 @@ def test_logout_and_removal_on_one_process_close_sockets_on_the_other_within_a_s
             status, _, page = await asyncio.to_thread(http, port_a, "GET", "/campaigns/", jar)
             token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
             started = time.monotonic()
-            status, _, _ = await asyncio.to_thread(http, port_a, "POST", "/accounts/logout/", jar, {},
-                                                   {"X-CSRFToken": token})
+            status, _, _ = await asyncio.to_thread(
+                http, port_a, "POST", "/accounts/logout/", jar, {}, {"X-CSRFToken": token}
+            )
             assert status == 302
             assert await _close_code(sockets["player"], 1.0) == 4403
             took["logout"] = time.monotonic() - started
@@ -136,8 +170,9 @@ def test_logout_and_removal_on_one_process_close_sockets_on_the_other_within_a_s
             assert status == 200
             token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
             started = time.monotonic()
-            status, _, _ = await asyncio.to_thread(http, port_a, "POST", url, jar,
-                                                   {"post": "yes", "csrfmiddlewaretoken": token})
+            status, _, _ = await asyncio.to_thread(
+                http, port_a, "POST", url, jar, {"post": "yes", "csrfmiddlewaretoken": token}
+            )
             assert status == 302
             assert await _close_code(sockets["other_player"], 1.0) == 4403
             took["removal"] = time.monotonic() - started

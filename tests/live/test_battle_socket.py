@@ -21,9 +21,11 @@ def _fire_bolt(battle, user):
     assert actor.name == "Ayla"
     goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
     result = services.submit_action(
-        battle.pk, user, {"kind": "ability", "actor": actor.id, "params": {"ability": "fire_bolt",
-                                                                          "targets": [goblin.id]}},
-        battle.seq, "tok-1",
+        battle.pk,
+        user,
+        {"kind": "ability", "actor": actor.id, "params": {"ability": "fire_bolt", "targets": [goblin.id]}},
+        battle.seq,
+        "tok-1",
     )
     assert result.ok, result.reason
     return result
@@ -38,12 +40,17 @@ async def _connect(battle_id, cookie):
 
 async def test_members_receive_the_pushed_regions_after_an_action(live_table):
     users, _, battle, cookies = live_table
-    seats = {name: await _connect(battle.pk, cookies[name]) for name in ("gm", "player", "other_player", "observer")}
+    seats = {
+        name: await _connect(battle.pk, cookies[name])
+        for name in ("gm", "player", "other_player", "observer")
+    }
     try:
         for comm in seats.values():
             await frames(comm, 0.2)  # presence lines
         result = await database_sync_to_async(_fire_bolt)(battle, users["player"])
-        got = {name: "".join(await frames(comm, 2.0, until='id="battle-seq"')) for name, comm in seats.items()}
+        got = {
+            name: "".join(await frames(comm, 2.0, until='id="battle-seq"')) for name, comm in seats.items()
+        }
         for name, html in got.items():
             for region in ('id="board"', 'id="tracker"', 'id="log"', 'id="battle-seq"'):
                 assert region in html, (name, region)

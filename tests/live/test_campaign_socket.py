@@ -30,8 +30,10 @@ def _start_as_gm(gm, battle_id: int) -> int:
 def _new_battle_as_gm(gm, campaign_id: int) -> int:
     client = Client()
     client.force_login(gm)
-    return client.post(reverse("battle_new", args=[campaign_id]),
-                       {"name": "Second", "width": "10", "height": "8", "party": "on"}).status_code
+    return client.post(
+        reverse("battle_new", args=[campaign_id]),
+        {"name": "Second", "width": "10", "height": "8", "party": "on"},
+    ).status_code
 
 
 async def test_point_5_a_players_campaign_page_hears_that_a_battle_started():

@@ -43,9 +43,17 @@ def _ids(battle):
 
 def _fire_bolt(client, battle, actor, target) -> str:
     battle.refresh_from_db()
-    response = client.post(f"/battles/{battle.pk}/act", {
-        "kind": "ability", "actor": actor, "params": json.dumps({"ability": "fire_bolt"}), "target": target,
-        "expected_seq": str(battle.seq)}, HTTP_HX_REQUEST="true")
+    response = client.post(
+        f"/battles/{battle.pk}/act",
+        {
+            "kind": "ability",
+            "actor": actor,
+            "params": json.dumps({"ability": "fire_bolt"}),
+            "target": target,
+            "expected_seq": str(battle.seq),
+        },
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 200, response.content
     return response.content.decode()
 
@@ -55,9 +63,13 @@ def _script(battle, users, player_client) -> list[str]:
     ids = _ids(battle)
     answers = [_fire_bolt(player_client, battle, ids["Ayla"], ids["Goblin"])]
     gm = users["gm"]
-    for payload in ({"kind": "gm.set_hp", "params": {"combatant": ids["Goblin"], "hp": SET_HP}},
-                    {"kind": "gm.add_status", "params": {"combatant": ids["Goblin"], "status": "slow",
-                                                         "power": POWER, "duration": DURATION}}):
+    for payload in (
+        {"kind": "gm.set_hp", "params": {"combatant": ids["Goblin"], "hp": SET_HP}},
+        {
+            "kind": "gm.add_status",
+            "params": {"combatant": ids["Goblin"], "status": "slow", "power": POWER, "duration": DURATION},
+        },
+    ):
         battle.refresh_from_db()
         result = services.gm_override(battle.pk, gm, payload, battle.seq)
         assert result.ok, result.reason
@@ -66,9 +78,16 @@ def _script(battle, users, player_client) -> list[str]:
     state = _state(battle)
     while state.current() is None or state.current().name != "Ayla" or state.pending is not None:
         if state.pending is not None:
-            result = services.submit_action(battle.pk, gm, {"kind": "answer", "actor": state.pending.combatant,
-                                                            "params": {"decision": state.pending.id,
-                                                                       "choice": "pass"}}, battle.seq)
+            result = services.submit_action(
+                battle.pk,
+                gm,
+                {
+                    "kind": "answer",
+                    "actor": state.pending.combatant,
+                    "params": {"decision": state.pending.id, "choice": "pass"},
+                },
+                battle.seq,
+            )
         else:
             result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
         assert result.ok, result.reason
@@ -76,8 +95,9 @@ def _script(battle, users, player_client) -> list[str]:
     answers.append(_fire_bolt(player_client, battle, ids["Ayla"], ids["Goblin"]))
     # A heavy blow: the Goblin is bloodied now (its bar must still be a coarse width).
     battle.refresh_from_db()
-    result = services.gm_override(battle.pk, gm, {"kind": "gm.set_hp", "params": {"combatant": ids["Goblin"],
-                                                                                  "hp": 100}}, battle.seq)
+    result = services.gm_override(
+        battle.pk, gm, {"kind": "gm.set_hp", "params": {"combatant": ids["Goblin"], "hp": 100}}, battle.seq
+    )
     assert result.ok
     page = player_client.get(f"/battles/{battle.pk}/")
     assert page.status_code == 200
@@ -111,10 +131,17 @@ def _check_player_bytes(html: str, numbers: dict[str, set[str]]) -> None:
         assert "HP" not in token
     for secret in (str(SECRET_HP), str(SET_HP), "100 of", "Goblin's HP to"):
         assert secret not in html, secret
-    for pattern in (r"Goblin takes \d", r"\d+ damage to Goblin", r"Goblin takes[^<]*rolled\)", r"Goblin heals \d",
-                    rf"power {POWER}", rf"{DURATION} rounds", r"Goblin\b[^<]{0,40}\(HP \d"):
+    for pattern in (
+        r"Goblin takes \d",
+        r"\d+ damage to Goblin",
+        r"Goblin takes[^<]*rolled\)",
+        r"Goblin heals \d",
+        rf"power {POWER}",
+        rf"{DURATION} rounds",
+        r"Goblin\b[^<]{0,40}\(HP \d",
+    ):
         m = re.search(pattern, html)
-        assert not m, (pattern, html[max(0, m.start() - 300):m.end() + 50])
+        assert not m, (pattern, html[max(0, m.start() - 300) : m.end() + 50])
     assert numbers["amount"], "the script dealt no damage to the Goblin"
 
 
@@ -129,8 +156,10 @@ async def test_a_players_bytes_over_a_whole_battle_reveal_no_enemy_hp_armour_or_
         client = Client()
         await database_sync_to_async(client.force_login)(users["player"])
         answers = await database_sync_to_async(_script)(battle, users, client)
-        got = {name: "".join(await frames(comm, 3.0)) for name, comm in
-               (("gm", gm), ("player", player), ("observer", observer))}
+        got = {
+            name: "".join(await frames(comm, 3.0))
+            for name, comm in (("gm", gm), ("player", player), ("observer", observer))
+        }
         numbers = await database_sync_to_async(_enemy_numbers)(battle)
         _check_player_bytes(got["player"] + "".join(answers), numbers)
         _check_player_bytes(got["observer"], numbers)

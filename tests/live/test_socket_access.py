@@ -78,7 +78,9 @@ async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(l
         synced = "".join(await frames(gm, 1.5, until='id="battle-seq"'))
         assert 'id="board"' in synced and str(SECRET_HP) not in synced and "GM controls" not in synced
         # ...and the next push carry player regions only (another GM acts).
-        await database_sync_to_async(Membership.objects.create)(campaign=campaign, user=users["outsider"], role="gm")
+        await database_sync_to_async(Membership.objects.create)(
+            campaign=campaign, user=users["outsider"], role="gm"
+        )
         await database_sync_to_async(_gm_skips)(battle, users["outsider"])
         pushed = "".join(await frames(gm, 2.0, until='id="battle-seq"'))
         assert 'id="board"' in pushed and str(SECRET_HP) not in pushed and "GM controls" not in pushed
@@ -227,15 +229,20 @@ async def test_sockets_over_the_per_address_cap_are_refused(live_table, monkeypa
 async def test_a_full_channel_never_kills_the_sender(live_table, monkeypatch):
     users, _, battle, cookies = live_table
     layer = get_channel_layer()
-    monkeypatch.setattr(layer, "capacity", 3, raising=False)  # the in-memory layer; Redis pub/sub has no capacity
+    monkeypatch.setattr(
+        layer, "capacity", 3, raising=False
+    )  # the in-memory layer; Redis pub/sub has no capacity
     monkeypatch.setattr(consumers, "SOCKETS_PER_USER", 1)
     gm = await _connect(battle.pk, cookies["gm"])
     old = await _connect(battle.pk, cookies["player"])
     try:
         await presence_lines(gm, 0.2)
         await presence_lines(old, 0.2)
-        (old_channel,) = [ch for ch, (uid, _) in (await sockets.store().entries(battle.pk)).items()
-                          if uid == str(users["player"].pk)]
+        (old_channel,) = [
+            ch
+            for ch, (uid, _) in (await sockets.store().entries(battle.pk)).items()
+            if uid == str(users["player"].pk)
+        ]
         for _ in range(3):  # the old socket's queue is full
             await layer.send(old_channel, {"type": "presence.update", "user": "0", "online": True})
         # The new socket's "you are replaced" message to the old one hits ChannelFull: the new one lives on.
@@ -260,8 +267,11 @@ async def test_a_client_too_slow_to_follow_is_dropped_and_the_others_are_not(liv
     try:
         await presence_lines(gm, 0.2)
         await presence_lines(slow, 0.2)
-        (channel,) = [ch for ch, (uid, _) in (await sockets.store().entries(battle.pk)).items()
-                      if uid == str(users["player"].pk)]
+        (channel,) = [
+            ch
+            for ch, (uid, _) in (await sockets.store().entries(battle.pk)).items()
+            if uid == str(users["player"].pk)
+        ]
         push = {"type": "battle.push", "seq": 0, "gm": "", "pl": "<i>x</i>", "users": {}}
         for _ in range(6):
             await layer.send(channel, push)

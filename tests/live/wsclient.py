@@ -25,13 +25,25 @@ class WSClient:
         self.close_code: int | None = None
 
     @classmethod
-    async def connect(cls, host: str, port: int, path: str, *, origin: str | None = None,
-                      cookie: str | None = None, timeout: float = 10.0) -> WSClient:
+    async def connect(
+        cls,
+        host: str,
+        port: int,
+        path: str,
+        *,
+        origin: str | None = None,
+        cookie: str | None = None,
+        timeout: float = 10.0,
+    ) -> WSClient:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         key = base64.b64encode(os.urandom(16)).decode()
         lines = [
-            f"GET {path} HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
-            f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13",
+            f"GET {path} HTTP/1.1",
+            f"Host: {host}:{port}",
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            f"Sec-WebSocket-Key: {key}",
+            "Sec-WebSocket-Version: 13",
         ]
         if origin:
             lines.append(f"Origin: {origin}")
@@ -104,8 +116,14 @@ class WSClient:
         self.writer.close()
 
 
-def http(port: int, method: str, path: str, cookies: dict[str, str], data: dict[str, str] | None = None,
-         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+def http(
+    port: int,
+    method: str,
+    path: str,
+    cookies: dict[str, str],
+    data: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], str]:
     """A blocking HTTP request to 127.0.0.1:port; returns (status, lower-cased headers, body)."""
     import http.client
     from urllib.parse import urlencode

@@ -86,7 +86,9 @@ def open_reaction(world: dict[str, Any]) -> dict[str, Any]:
 
     battle, gm = world["battle"], world["users"]["gm"]
     goblin, bram = combatant_named(battle, "Goblin"), combatant_named(battle, "Bram")
-    moved = services.gm_override(battle.pk, gm, {"kind": "gm.move", "params": {"combatant": goblin, "pos": [1, 2]}})
+    moved = services.gm_override(
+        battle.pk, gm, {"kind": "gm.move", "params": {"combatant": goblin, "pos": [1, 2]}}
+    )
     assert moved.ok, moved.reason
     for _ in range(6):
         battle.refresh_from_db()
@@ -103,11 +105,16 @@ def open_reaction(world: dict[str, Any]) -> dict[str, Any]:
                 outcome = resolve(state, action, Dice(seed, battle.seq))
                 if not isinstance(outcome, Refusal) and outcome[1].pending is not None:
                     Battle.objects.filter(pk=battle.pk).update(seed=seed)
-                    result = services.submit_action(battle.pk, gm, {"kind": action.kind, "actor": goblin, "params": action.params})
+                    result = services.submit_action(
+                        battle.pk, gm, {"kind": action.kind, "actor": goblin, "params": action.params}
+                    )
                     assert result.ok, result.reason
                     battle.refresh_from_db()
                     pending = services.load_state(battle).pending
                     assert pending is not None
-                    return {"id": pending.id, "combatant": pending.combatant,
-                            "options": [o["key"] for o in pending.options]}
+                    return {
+                        "id": pending.id,
+                        "combatant": pending.combatant,
+                        "options": [o["key"] for o in pending.options],
+                    }
     raise AssertionError("no attack on Bram opens a reaction")

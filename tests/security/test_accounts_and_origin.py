@@ -31,14 +31,17 @@ def empty_cache():
 
 
 def _signup(username: str, ip: str = "203.0.113.5"):
-    return Client(REMOTE_ADDR=ip).post(reverse("signup"), {
-        "username": username, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
+    return Client(REMOTE_ADDR=ip).post(
+        reverse("signup"), {"username": username, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    )
 
 
 # ------------------------------------------------------------------ sign-up
 
 
-@pytest.mark.parametrize("name", ["alice", "ALICE", "Alice", "ａｌｉｃｅ", "\u0430lice", "\u0430l\u0456\u0441\u0435"])
+@pytest.mark.parametrize(
+    "name", ["alice", "ALICE", "Alice", "ａｌｉｃｅ", "\u0430lice", "\u0430l\u0456\u0441\u0435"]
+)
 def test_a_taken_or_lookalike_name_is_refused_without_saying_who_exists(db, name):
     User = get_user_model()
     User.objects.create_user("alice", password=PASSWORD)
@@ -54,7 +57,9 @@ def test_a_taken_or_lookalike_name_is_refused_without_saying_who_exists(db, name
 def test_whole_script_lookalikes_are_refused_both_ways(db):
     User = get_user_model()
     User.objects.create_user("pace", password=PASSWORD)
-    assert UNAVAILABLE in _signup("\u0440\u0430\u0441\u0435").content.decode()  # all Cyrillic, looks like pace
+    assert (
+        UNAVAILABLE in _signup("\u0440\u0430\u0441\u0435").content.decode()
+    )  # all Cyrillic, looks like pace
     User.objects.create_user("\u0441\u0430\u0440\u0435", password=PASSWORD)  # Cyrillic, looks like cape
     assert UNAVAILABLE in _signup("cape").content.decode()
     assert not User.objects.filter(username__in=["\u0440\u0430\u0441\u0435", "cape"]).exists()
@@ -132,21 +137,24 @@ def _scope(origin: str | None, host: str, scheme: str = "ws") -> dict:
     return {"type": "websocket", "scheme": scheme, "headers": headers}
 
 
-@pytest.mark.parametrize(("origin", "host", "scheme", "allowed"), [
-    ("http://127.0.0.1:8000", "127.0.0.1:8000", "ws", True),
-    ("http://localhost", "localhost", "ws", True),
-    ("http://localhost:80", "localhost", "ws", True),
-    ("https://localhost", "localhost", "wss", True),
-    ("http://127.0.0.1:9999", "127.0.0.1:8000", "ws", False),  # another port
-    ("https://127.0.0.1:8000", "127.0.0.1:8000", "ws", False),  # another scheme
-    ("http://localhost", "localhost", "wss", False),
-    ("http://evil.example:8000", "127.0.0.1:8000", "ws", False),
-    ("http://evil.example", "evil.example", "ws", False),  # not an allowed host
-    ("null", "127.0.0.1:8000", "ws", False),
-    (None, "127.0.0.1:8000", "ws", False),
-    ("http://127.0.0.1:8000/page", "127.0.0.1:8000", "ws", False),
-    ("http://127.0.0.1:99999", "127.0.0.1:99999", "ws", False),
-])
+@pytest.mark.parametrize(
+    ("origin", "host", "scheme", "allowed"),
+    [
+        ("http://127.0.0.1:8000", "127.0.0.1:8000", "ws", True),
+        ("http://localhost", "localhost", "ws", True),
+        ("http://localhost:80", "localhost", "ws", True),
+        ("https://localhost", "localhost", "wss", True),
+        ("http://127.0.0.1:9999", "127.0.0.1:8000", "ws", False),  # another port
+        ("https://127.0.0.1:8000", "127.0.0.1:8000", "ws", False),  # another scheme
+        ("http://localhost", "localhost", "wss", False),
+        ("http://evil.example:8000", "127.0.0.1:8000", "ws", False),
+        ("http://evil.example", "evil.example", "ws", False),  # not an allowed host
+        ("null", "127.0.0.1:8000", "ws", False),
+        (None, "127.0.0.1:8000", "ws", False),
+        ("http://127.0.0.1:8000/page", "127.0.0.1:8000", "ws", False),
+        ("http://127.0.0.1:99999", "127.0.0.1:99999", "ws", False),
+    ],
+)
 def test_the_websocket_origin_must_match_scheme_host_and_port(settings, origin, host, scheme, allowed):
     settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
     settings.CSRF_TRUSTED_ORIGINS = []

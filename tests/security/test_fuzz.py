@@ -26,16 +26,40 @@ from combat.models import Battle
 from tests.live.conftest import communicator, frames
 from tests.security.conftest import client_for, fingerprint, make_world
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
-                derandomize=True)
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    derandomize=True,
+)
 COUNT: dict[str, int] = {"http": 0, "service": 0, "socket": 0, "accepted": 0}
 
-KINDS = ["end_turn", "move", "ability", "answer", "gm.set_hp", "gm.set_resource", "gm.add_status",
-         "gm.remove_status", "gm.move", "gm.skip_turn", "gm.add_combatant", "gm.remove_combatant",
-         "gm.end_battle", "setup.add_combatant", "setup.place", "setup.start", "setup.remove_combatant"]
+KINDS = [
+    "end_turn",
+    "move",
+    "ability",
+    "answer",
+    "gm.set_hp",
+    "gm.set_resource",
+    "gm.add_status",
+    "gm.remove_status",
+    "gm.move",
+    "gm.skip_turn",
+    "gm.add_combatant",
+    "gm.remove_combatant",
+    "gm.end_battle",
+    "setup.add_combatant",
+    "setup.place",
+    "setup.start",
+    "setup.remove_combatant",
+]
 IDS = ["c1", "c2", "c3", "c0", "c99", "", " ", "c1\x00", "../c1", "<script>"]
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=30),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
     max_leaves=12,
 )
@@ -56,12 +80,22 @@ params_objects = st.fixed_dictionaries(
 # Digits that str.isdigit() or int() accept but a number field must not: superscripts, Arabic-Indic, fullwidth.
 UNICODE_DIGITS = ["²", "1²", "١٢", "٣", "１", "1,²", "²,1", "³,４", "-²", "¹⁰"]
 # Nesting far beyond any real action (and beyond Python's recursion limit), still under the size limits.
-DEEP = ["[" * 1999 + "]" * 1999, '{"a":' * 600 + "1" + "}" * 600, '{"ability": "x", "p": ' + "[" * 1900 + "]" * 1900 + "}",
-        "[" * 3000, '{"targets": [[[[[[[[[["c1"]]]]]]]]]]}']
-unicode_digits = st.sampled_from(UNICODE_DIGITS) | st.text(st.characters(categories=["Nd", "No"]), min_size=1,
-                                                           max_size=4)
-text_field = st.none() | st.text(max_size=30) | unicode_digits | st.sampled_from(
-    ["", "1", "-1", "0", "1e9", "x" * 200, "3,4", "a,b"])
+DEEP = [
+    "[" * 1999 + "]" * 1999,
+    '{"a":' * 600 + "1" + "}" * 600,
+    '{"ability": "x", "p": ' + "[" * 1900 + "]" * 1900 + "}",
+    "[" * 3000,
+    '{"targets": [[[[[[[[[["c1"]]]]]]]]]]}',
+]
+unicode_digits = st.sampled_from(UNICODE_DIGITS) | st.text(
+    st.characters(categories=["Nd", "No"]), min_size=1, max_size=4
+)
+text_field = (
+    st.none()
+    | st.text(max_size=30)
+    | unicode_digits
+    | st.sampled_from(["", "1", "-1", "0", "1e9", "x" * 200, "3,4", "a,b"])
+)
 form_posts = st.fixed_dictionaries(
     {"kind": st.sampled_from(KINDS) | st.text(max_size=80)},
     optional={
@@ -70,13 +104,24 @@ form_posts = st.fixed_dictionaries(
         | params_objects.map(json.dumps)
         | st.sampled_from(DEEP)
         | st.text(max_size=300),
-        "expected_seq": st.sampled_from(["now", "now", "", "abc", "-1", "99999999999999999999"]) | unicode_digits,
+        "expected_seq": st.sampled_from(["now", "now", "", "abc", "-1", "99999999999999999999"])
+        | unicode_digits,
         "client_token": st.text(max_size=70),
         "target": st.lists(st.sampled_from(IDS) | st.text(max_size=20), max_size=3),
-        "square": text_field, "col": text_field, "line": text_field, "combatant": st.sampled_from(IDS) | text_field,
-        "hp": text_field, "value": text_field, "resource": text_field, "status": text_field,
-        "power": text_field, "duration": text_field, "row": text_field, "reason": text_field,
-        "decision": text_field, "choice": text_field,
+        "square": text_field,
+        "col": text_field,
+        "line": text_field,
+        "combatant": st.sampled_from(IDS) | text_field,
+        "hp": text_field,
+        "value": text_field,
+        "resource": text_field,
+        "status": text_field,
+        "power": text_field,
+        "duration": text_field,
+        "row": text_field,
+        "reason": text_field,
+        "decision": text_field,
+        "choice": text_field,
     },
 )
 
@@ -99,7 +144,9 @@ def _check_after(bid: int, before: Any, accepted: bool, what: Any) -> None:
         return
     COUNT["accepted"] += 1
     assert after[0] > before[0] or after[2] != before[2]
-    assert services.rebuild(bid).to_dict() == Battle.objects.get(pk=bid).snapshot, f"snapshot != log after {what!r}"
+    assert services.rebuild(bid).to_dict() == Battle.objects.get(pk=bid).snapshot, (
+        f"snapshot != log after {what!r}"
+    )
 
 
 def _legal_post(picks: list[int], world: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -141,8 +188,12 @@ def test_random_action_posts_never_error_and_refusals_change_nothing(world, engi
     url = f"/battles/{bid}/act"
 
     @FUZZ
-    @given(role=st.sampled_from(list(clients)), post=form_posts, mode=st.sampled_from(["random", "legal", "mutated"]),
-           picks=st.lists(st.integers(0, 10**6), min_size=5, max_size=5))
+    @given(
+        role=st.sampled_from(list(clients)),
+        post=form_posts,
+        mode=st.sampled_from(["random", "legal", "mutated"]),
+        picks=st.lists(st.integers(0, 10**6), min_size=5, max_size=5),
+    )
     def run(role: str, post: dict[str, Any], mode: str, picks: list[int]) -> None:
         COUNT["http"] += 1
         before = fingerprint(bid)
@@ -170,20 +221,28 @@ def test_random_payloads_to_the_services_never_crash(world, engine_errors):
     users = world["users"]
     payloads = st.one_of(
         json_values,
-        st.fixed_dictionaries({"kind": st.sampled_from(KINDS) | json_values},
-                              optional={"actor": st.sampled_from(IDS) | json_values,
-                                        "params": params_objects | json_values}),
+        st.fixed_dictionaries(
+            {"kind": st.sampled_from(KINDS) | json_values},
+            optional={"actor": st.sampled_from(IDS) | json_values, "params": params_objects | json_values},
+        ),
     )
 
     @FUZZ
-    @given(role=st.sampled_from(["player", "gm", "other_player"]), payload=payloads,
-           seq=st.none() | st.just("now") | json_values, token=st.none() | json_values)
+    @given(
+        role=st.sampled_from(["player", "gm", "other_player"]),
+        payload=payloads,
+        seq=st.none() | st.just("now") | json_values,
+        token=st.none() | json_values,
+    )
     def run(role: str, payload: Any, seq: Any, token: Any) -> None:
         COUNT["service"] += 1
         before = fingerprint(bid)
         expected = before[0] if seq == "now" else seq
-        submit = services.gm_override if role == "gm" and isinstance(payload, dict) and str(
-            payload.get("kind", "")).startswith("gm.") else services.submit_action
+        submit = (
+            services.gm_override
+            if role == "gm" and isinstance(payload, dict) and str(payload.get("kind", "")).startswith("gm.")
+            else services.submit_action
+        )
         result = submit(bid, users[role], payload, expected, token)
         _no_engine_crash(engine_errors, payload)
         _check_after(bid, before, result.ok and not result.duplicate, payload)
@@ -191,11 +250,18 @@ def test_random_payloads_to_the_services_never_crash(world, engine_errors):
     run()
 
 
-any_field = st.none() | st.text(max_size=40) | st.integers(-(2**63), 2**64).map(str) | unicode_digits | st.sampled_from(
-    ["", "0", "1", "2", "20", "21", "-1", "party", "enemy", "x" * 300])
+any_field = (
+    st.none()
+    | st.text(max_size=40)
+    | st.integers(-(2**63), 2**64).map(str)
+    | unicode_digits
+    | st.sampled_from(["", "0", "1", "2", "20", "21", "-1", "party", "enemy", "x" * 300])
+)
 other_posts = st.fixed_dictionaries(
     {},
-    optional=dict.fromkeys(("character", "count", "side", "client_token", "expected_seq", "name", "width", "height"), any_field),
+    optional=dict.fromkeys(
+        ("character", "count", "side", "client_token", "expected_seq", "name", "width", "height"), any_field
+    ),
 )
 
 
@@ -203,8 +269,12 @@ def test_random_posts_to_the_other_battle_writes_never_error(world, engine_error
     """Add, start, undo and new-battle forms with random fields, by the GM (who may use them all)."""
     gm = client_for(world, "gm")
     setup, battle = world["setup"].pk, world["battle"].pk
-    urls = [f"/battles/{setup}/add", f"/battles/{setup}/start", f"/battles/{battle}/undo",
-            f"/campaigns/{world['campaign'].pk}/battles/new/"]
+    urls = [
+        f"/battles/{setup}/add",
+        f"/battles/{setup}/start",
+        f"/battles/{battle}/undo",
+        f"/campaigns/{world['campaign'].pk}/battles/new/",
+    ]
 
     @FUZZ
     @given(url=st.sampled_from(urls), post=other_posts, htmx=st.booleans())
@@ -229,13 +299,19 @@ def test_random_posts_to_the_other_battle_writes_never_error(world, engine_error
 socket_messages = st.one_of(
     st.text(max_size=300),
     st.sampled_from(DEEP),
-    st.sampled_from(['{"type": "sync", "seq": ' + "[" * 1000 + "]" * 1000 + "}", '{"type": "sync", "seq": "²"}',
-                     '{"type": "sync", "seq": 1, "pad": "' + "x" * 70_000 + '"}', "[" * 100_000]),
+    st.sampled_from(
+        [
+            '{"type": "sync", "seq": ' + "[" * 1000 + "]" * 1000 + "}",
+            '{"type": "sync", "seq": "²"}',
+            '{"type": "sync", "seq": 1, "pad": "' + "x" * 70_000 + '"}',
+            "[" * 100_000,
+        ]
+    ),
     json_values.map(json.dumps),
-    st.fixed_dictionaries({"type": st.sampled_from(["sync", "Sync", "act", "battle.push", "presence.hello"])
-                           | json_values},
-                          optional={"seq": json_values, "reconnect": json_values,
-                                    "html": st.text(max_size=40)}).map(json.dumps),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["sync", "Sync", "act", "battle.push", "presence.hello"]) | json_values},
+        optional={"seq": json_values, "reconnect": json_values, "html": st.text(max_size=40)},
+    ).map(json.dumps),
     st.binary(max_size=200),
 )
 

@@ -29,7 +29,9 @@ PRODUCTION_ENV = {
 
 
 def _production(code: list[str], **extra: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DEBUG", "SECRET_KEY", "ALLOWED"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DEBUG", "SECRET_KEY", "ALLOWED"))
+    }
     env.update(PRODUCTION_ENV, **extra)
     return subprocess.run(code, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
@@ -37,8 +39,9 @@ def _production(code: list[str], **extra: str) -> subprocess.CompletedProcess[st
 # ------------------------------------------------------------------ CSRF
 
 
-@pytest.mark.parametrize(("row", "name", "args", "data"), [pytest.param(r[0], r[1], r[2], r[4], id=r[0])
-                                                           for r in WRITE_ROWS])
+@pytest.mark.parametrize(
+    ("row", "name", "args", "data"), [pytest.param(r[0], r[1], r[2], r[4], id=r[0]) for r in WRITE_ROWS]
+)
 def test_every_write_without_the_csrf_token_is_refused(world, row, name, args, data):
     """A member with every right (the GM) still gets 403 without the token, with or without htmx."""
     ids = _ids(world)
@@ -65,8 +68,11 @@ def test_every_post_form_on_every_page_carries_the_token(world):
     """Each post form has the hidden token, or the page sends it in htmx's headers (pushed renders)."""
     ids = _ids(world)
     gm = client_for(world, "gm")
-    pages = [reverse(n, args=[ids[a] for a in args]) for _, n, args, m, _, exp in MATRIX
-             if m == "get" and exp[-1] == 200]
+    pages = [
+        reverse(n, args=[ids[a] for a in args])
+        for _, n, args, m, _, exp in MATRIX
+        if m == "get" and exp[-1] == 200
+    ]
     checked = 0
     for url in pages:
         response = gm.get(url)

@@ -37,7 +37,9 @@ def test_a_unicode_digit_seq_is_a_400_and_changes_nothing(world, endpoint, seq):
         data.update(kind="end_turn", actor=combatant_named(battle, "Ayla"))
     before = fingerprint(battle.pk)
     response = client_for(world, role).post(f"/battles/{battle.pk}/{endpoint}", data, HTTP_HX_REQUEST="true")
-    if seq == " ":  # blank means "no version given" on start and undo; on act it is a refused end_turn at most
+    if (
+        seq == " "
+    ):  # blank means "no version given" on start and undo; on act it is a refused end_turn at most
         assert response.status_code < 500
         return
     assert response.status_code == 400, response.content
@@ -50,23 +52,44 @@ def test_a_move_to_a_malformed_square_is_a_400_and_changes_nothing(world, square
     battle = world["battle"]
     ayla = combatant_named(battle, "Ayla")
     before = fingerprint(battle.pk)
-    response = client_for(world, "player").post(f"/battles/{battle.pk}/act", {
-        "kind": "move", "actor": ayla, "params": "{}", "square": square, "expected_seq": str(before[0]),
-    }, HTTP_HX_REQUEST="true")
+    response = client_for(world, "player").post(
+        f"/battles/{battle.pk}/act",
+        {
+            "kind": "move",
+            "actor": ayla,
+            "params": "{}",
+            "square": square,
+            "expected_seq": str(before[0]),
+        },
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 400, response.content
     assert fingerprint(battle.pk) == before
 
 
-@pytest.mark.parametrize("params", [DEEP_LIST, '{"a":' * 600 + "1" + "}" * 600, "[" * 3999,
-                                    '{"ability": "fire_bolt", "x": ' + "[" * 1900 + "]" * 1900 + "}"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        DEEP_LIST,
+        '{"a":' * 600 + "1" + "}" * 600,
+        "[" * 3999,
+        '{"ability": "fire_bolt", "x": ' + "[" * 1900 + "]" * 1900 + "}",
+    ],
+)
 def test_deeply_nested_action_params_are_a_400_and_change_nothing(world, params):
     battle = world["battle"]
     assert len(params) <= 4000
     before = fingerprint(battle.pk)
-    response = client_for(world, "player").post(f"/battles/{battle.pk}/act", {
-        "kind": "ability", "actor": combatant_named(battle, "Ayla"), "params": params,
-        "expected_seq": str(before[0]),
-    }, HTTP_HX_REQUEST="true")
+    response = client_for(world, "player").post(
+        f"/battles/{battle.pk}/act",
+        {
+            "kind": "ability",
+            "actor": combatant_named(battle, "Ayla"),
+            "params": params,
+            "expected_seq": str(before[0]),
+        },
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 400, response.content
     assert fingerprint(battle.pk) == before
 
@@ -74,15 +97,25 @@ def test_deeply_nested_action_params_are_a_400_and_change_nothing(world, params)
 def test_a_nul_in_the_client_token_is_refused(world):
     battle = world["battle"]
     before = fingerprint(battle.pk)
-    response = client_for(world, "player").post(f"/battles/{battle.pk}/act", {
-        "kind": "end_turn", "actor": combatant_named(battle, "Ayla"), "expected_seq": str(before[0]),
-        "client_token": "tok\x00en",
-    }, HTTP_HX_REQUEST="true")
+    response = client_for(world, "player").post(
+        f"/battles/{battle.pk}/act",
+        {
+            "kind": "end_turn",
+            "actor": combatant_named(battle, "Ayla"),
+            "expected_seq": str(before[0]),
+            "client_token": "tok\x00en",
+        },
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 400
     assert fingerprint(battle.pk) == before
-    result = services.submit_action(battle.pk, world["users"]["player"],
-                                    {"kind": "end_turn", "actor": combatant_named(battle, "Ayla")},
-                                    before[0], "tok\x00en")
+    result = services.submit_action(
+        battle.pk,
+        world["users"]["player"],
+        {"kind": "end_turn", "actor": combatant_named(battle, "Ayla")},
+        before[0],
+        "tok\x00en",
+    )
     assert not result.ok and "token" in result.reason
     assert fingerprint(battle.pk) == before
 
@@ -90,8 +123,12 @@ def test_a_nul_in_the_client_token_is_refused(world):
 def test_the_services_treat_a_unicode_digit_seq_as_stale(world):
     battle = world["battle"]
     before = fingerprint(battle.pk)
-    result = services.submit_action(battle.pk, world["users"]["player"],
-                                    {"kind": "end_turn", "actor": combatant_named(battle, "Ayla")}, "²")
+    result = services.submit_action(
+        battle.pk,
+        world["users"]["player"],
+        {"kind": "end_turn", "actor": combatant_named(battle, "Ayla")},
+        "²",
+    )
     assert not result.ok
     assert fingerprint(battle.pk) == before
 
@@ -99,7 +136,9 @@ def test_the_services_treat_a_unicode_digit_seq_as_stale(world):
 def test_action_from_dict_refuses_deep_nesting_without_recursing():
     refused = Action.from_dict({"kind": "ability", "actor": "c1", "params": {"x": _deep(50_000)}})
     assert isinstance(refused, Refusal) and "nested" in refused.reason
-    shallow = Action.from_dict({"kind": "ability", "actor": "c1", "params": {"targets": ["c2"], "to": [1, 2]}})
+    shallow = Action.from_dict(
+        {"kind": "ability", "actor": "c1", "params": {"targets": ["c2"], "to": [1, 2]}}
+    )
     assert isinstance(shallow, Action)
     assert nesting_depth(_deep(50_000)) == MAX_DEPTH + 1  # stops counting once past the limit
 
@@ -129,9 +168,13 @@ async def test_deep_oversized_and_unicode_socket_frames_are_refused_and_the_sock
     assert connected
     try:
         await frames(comm, 0.2)
-        for text in ('{"type": "sync", "seq": ' + "[" * 1000 + "]" * 1000 + "}", DEEP_LIST,
-                     '{"type": "sync", "seq": "²", "reconnect": ' + "[" * 900 + "]" * 900 + "}",
-                     json.dumps({"type": "sync", "seq": 1, "pad": "x" * 100_000}), "[" * 200_000):
+        for text in (
+            '{"type": "sync", "seq": ' + "[" * 1000 + "]" * 1000 + "}",
+            DEEP_LIST,
+            '{"type": "sync", "seq": "²", "reconnect": ' + "[" * 900 + "]" * 900 + "}",
+            json.dumps({"type": "sync", "seq": 1, "pad": "x" * 100_000}),
+            "[" * 200_000,
+        ):
             await comm.send_to(text_data=text)
         assert await frames(comm, 0.5) == []  # refused: no render for any of them
         await comm.send_to(text_data=json.dumps({"type": "sync", "seq": -1}))

@@ -79,7 +79,9 @@ def test_ten_submissions_for_the_same_turn_accept_exactly_one(world, trial):
     battle.refresh_from_db()
     assert battle.seq == before + len(accepted[0].events)
     _assert_log_is_whole(battle.pk)
-    tokens = set(BattleEvent.objects.filter(battle=battle, seq__gt=before).values_list("client_token", flat=True))
+    tokens = set(
+        BattleEvent.objects.filter(battle=battle, seq__gt=before).values_list("client_token", flat=True)
+    )
     assert len(tokens) == 1, "events of more than one submission were written"
     TRIALS_RUN["stale"] += 1
 
@@ -90,8 +92,14 @@ def test_a_double_tap_with_one_client_token_acts_once(world, trial):
     battle = make_battle(world["campaign"], world["users"]["gm"], world["characters"], name=f"Tap {trial}")
     before = battle.seq
     ayla, goblin = combatant_named(battle, "Ayla"), combatant_named(battle, "Goblin")
-    post = {"kind": "ability", "actor": ayla, "params": '{"ability": "fire_bolt"}', "target": goblin,
-            "expected_seq": str(before), "client_token": f"tap-{trial}"}
+    post = {
+        "kind": "ability",
+        "actor": ayla,
+        "params": '{"ability": "fire_bolt"}',
+        "target": goblin,
+        "expected_seq": str(before),
+        "client_token": f"tap-{trial}",
+    }
     clients = []
     for _ in range(SEATS):
         client = Client()
@@ -118,8 +126,16 @@ def test_ten_end_turns_without_a_seq_end_one_turn(world, trial):
     before_state = services.load_state(battle)
     ayla = combatant_named(battle, "Ayla")
     action = {"kind": "end_turn", "actor": ayla, "params": {}}
-    results = _race([(lambda i=i: services.submit_action(battle.pk, world["users"]["player"], action, None,
-                                                         f"end-{trial}-{i}")) for i in range(SEATS)])
+    results = _race(
+        [
+            (
+                lambda i=i: services.submit_action(
+                    battle.pk, world["users"]["player"], action, None, f"end-{trial}-{i}"
+                )
+            )
+            for i in range(SEATS)
+        ]
+    )
     assert sum(r.ok for r in results) == 1, [r.reason for r in results]
     battle.refresh_from_db()
     after = services.load_state(battle)
@@ -140,11 +156,21 @@ def test_undo_racing_actions_and_overrides_keeps_one(world, trial):
         if i % 3 == 0:
             jobs.append(lambda: services.undo(battle.pk, gm, before))
         elif i % 3 == 1:
-            jobs.append(lambda i=i: services.gm_override(
-                battle.pk, gm, {"kind": "gm.set_hp", "params": {"combatant": goblin, "hp": 100 + i}}, before, f"o{i}"))
+            jobs.append(
+                lambda i=i: services.gm_override(
+                    battle.pk,
+                    gm,
+                    {"kind": "gm.set_hp", "params": {"combatant": goblin, "hp": 100 + i}},
+                    before,
+                    f"o{i}",
+                )
+            )
         else:
-            jobs.append(lambda i=i: services.submit_action(
-                battle.pk, player, {"kind": "end_turn", "actor": ayla, "params": {}}, before, f"a{i}"))
+            jobs.append(
+                lambda i=i: services.submit_action(
+                    battle.pk, player, {"kind": "end_turn", "actor": ayla, "params": {}}, before, f"a{i}"
+                )
+            )
     results = _race(jobs)
     accepted = [r for r in results if r.ok]
     assert len(accepted) == 1, [r.reason for r in results]

@@ -103,8 +103,11 @@ async def test_socket_permission_matrix(role):
         # A GM override is pushed to every seat, each rendered for its viewer.
         def override() -> None:
             goblin = combatant_named(world["battle"], "Goblin")
-            result = services.gm_override(bid, world["users"]["gm"],
-                                          {"kind": "gm.set_hp", "params": {"combatant": goblin, "hp": NEW_HP}})
+            result = services.gm_override(
+                bid,
+                world["users"]["gm"],
+                {"kind": "gm.set_hp", "params": {"combatant": goblin, "hp": NEW_HP}},
+            )
             assert result.ok, result.reason
 
         await database_sync_to_async(override)()

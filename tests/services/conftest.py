@@ -16,15 +16,23 @@ from vtt.models import Campaign, Character, Membership
 SEED = 20261122
 
 SHEET = {"hp": 20, "initiative": 2, "armor": 1, "resist": 1, "movement": 5}
-MONSTER = {"name": "Goblin", "side": "enemy", "kind": "monster", "controller": None, "character_id": None,
-           "sheet": {"hp": 12, "initiative": 1, "armor": 0, "resist": 0, "movement": 5}}
+MONSTER = {
+    "name": "Goblin",
+    "side": "enemy",
+    "kind": "monster",
+    "controller": None,
+    "character_id": None,
+    "sheet": {"hp": 12, "initiative": 1, "armor": 0, "resist": 0, "movement": 5},
+}
 
 
 @pytest.fixture
 def users(db):
     User = get_user_model()
-    return {name: User.objects.create_user(name, password="pw-" + name) for name in
-            ("gm", "player", "other_player", "observer", "outsider")}
+    return {
+        name: User.objects.create_user(name, password="pw-" + name)
+        for name in ("gm", "player", "other_player", "observer", "outsider")
+    }
 
 
 @pytest.fixture
@@ -55,7 +63,12 @@ def outsider(users):
 @pytest.fixture
 def campaign(users):
     campaign = Campaign.objects.create(name="The Keep", ruleset="luck", owner=users["gm"])
-    for name, role in (("gm", "gm"), ("player", "player"), ("other_player", "player"), ("observer", "observer")):
+    for name, role in (
+        ("gm", "gm"),
+        ("player", "player"),
+        ("other_player", "player"),
+        ("observer", "observer"),
+    ):
         Membership.objects.create(campaign=campaign, user=users[name], role=role)
     return campaign
 
@@ -64,7 +77,9 @@ def campaign(users):
 def characters(campaign, player, other_player):
     return {
         "ayla": Character.objects.create(campaign=campaign, owner=player, name="Ayla", sheet=dict(SHEET)),
-        "bram": Character.objects.create(campaign=campaign, owner=other_player, name="Bram", sheet=dict(SHEET)),
+        "bram": Character.objects.create(
+            campaign=campaign, owner=other_player, name="Bram", sheet=dict(SHEET)
+        ),
     }
 
 

@@ -84,7 +84,9 @@ def test_a_refusal_leaves_log_and_snapshot_unchanged(battle, gm):
     waiting = next(c for c in state.order if c != state.current().id)
     log, snapshot = log_of(battle.pk), fresh(battle.pk).snapshot
     # The GM may act for anyone, but the engine refuses an action out of turn (ENG-4).
-    result = services.submit_action(battle.pk, gm, {"kind": "end_turn", "actor": waiting}, battle.seq, "tok-2")
+    result = services.submit_action(
+        battle.pk, gm, {"kind": "end_turn", "actor": waiting}, battle.seq, "tok-2"
+    )
     assert not result.ok and result.reason
     assert result.seq == battle.seq
     assert log_of(battle.pk) == log and fresh(battle.pk).snapshot == snapshot
@@ -113,7 +115,9 @@ def test_a_player_cannot_act_for_another_players_combatant(battle, users, player
     result = services.submit_action(battle.pk, player, {"kind": "end_turn", "actor": bram.id}, battle.seq)
     assert not result.ok and result.reason == services.NOT_YOURS
     assert log_of(battle.pk) == log
-    accepted = services.submit_action(battle.pk, other_player, {"kind": "end_turn", "actor": bram.id}, battle.seq)
+    accepted = services.submit_action(
+        battle.pk, other_player, {"kind": "end_turn", "actor": bram.id}, battle.seq
+    )
     assert accepted.ok, accepted.reason
 
 
@@ -130,7 +134,9 @@ def test_anonymous_users_cannot_act(battle, users):
     from django.contrib.auth.models import AnonymousUser
 
     actor, _ = current_controller(battle, users)
-    result = services.submit_action(battle.pk, AnonymousUser(), {"kind": "end_turn", "actor": actor}, battle.seq)
+    result = services.submit_action(
+        battle.pk, AnonymousUser(), {"kind": "end_turn", "actor": actor}, battle.seq
+    )
     assert not result.ok and result.reason == services.NOT_MEMBER
 
 
@@ -237,5 +243,7 @@ def test_a_client_token_is_a_repeat_only_for_the_same_user(battle, gm, player):
     hp = {"kind": "gm.set_hp", "params": {"combatant": ayla.id, "hp": 9}}
     first = services.gm_override(battle.pk, gm, hp, fresh(battle.pk).seq, "shared")
     assert first.ok
-    mine = services.submit_action(battle.pk, player, {"kind": "end_turn", "actor": ayla.id}, first.seq, "shared")
+    mine = services.submit_action(
+        battle.pk, player, {"kind": "end_turn", "actor": ayla.id}, first.seq, "shared"
+    )
     assert mine.ok and not mine.duplicate and mine.seq > first.seq

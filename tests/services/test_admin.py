@@ -19,8 +19,12 @@ def staff(client):
 
 def test_battles_and_events_are_listed_and_shown_read_only(staff, battle):
     event = BattleEvent.objects.filter(battle=battle).first()
-    for url in ("/admin/combat/battle/", f"/admin/combat/battle/{battle.pk}/change/",
-                "/admin/combat/battleevent/", f"/admin/combat/battleevent/{event.pk}/change/"):
+    for url in (
+        "/admin/combat/battle/",
+        f"/admin/combat/battle/{battle.pk}/change/",
+        "/admin/combat/battleevent/",
+        f"/admin/combat/battleevent/{event.pk}/change/",
+    ):
         response = staff.get(url)
         assert response.status_code == 200, url
     assert staff.get("/admin/combat/battle/add/").status_code == 403

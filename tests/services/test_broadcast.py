@@ -22,7 +22,9 @@ def calls(monkeypatch):
     return seen
 
 
-def test_an_accepted_action_broadcasts_once_on_commit(battle, users, calls, django_capture_on_commit_callbacks):
+def test_an_accepted_action_broadcasts_once_on_commit(
+    battle, users, calls, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         result = end_turn(fresh(battle.pk), users)
     assert result.ok
@@ -51,7 +53,9 @@ def test_services_work_without_a_live_module(battle, users, monkeypatch, django_
         assert end_turn(fresh(battle.pk), users).ok
 
 
-def test_a_failing_broadcast_does_not_undo_the_write(battle, users, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_failing_broadcast_does_not_undo_the_write(
+    battle, users, monkeypatch, django_capture_on_commit_callbacks
+):
     live = types.ModuleType("combat.live")
 
     def boom(battle_id, seq):

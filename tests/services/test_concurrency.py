@@ -63,7 +63,9 @@ def test_many_concurrent_submissions_keep_seq_contiguous(campaign, gm, character
 
 
 @pytest.mark.parametrize("with_seq", [True, False])
-def test_a_double_tap_that_waited_for_the_lock_returns_the_first_result(campaign, gm, characters, users, with_seq):
+def test_a_double_tap_that_waited_for_the_lock_returns_the_first_result(
+    campaign, gm, characters, users, with_seq
+):
     """The second tap blocks on the battle lock while the first commits; it must not act again.
 
     On PostgreSQL the waiting SELECT ... FOR UPDATE sees the new battle row but

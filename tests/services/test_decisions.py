@@ -24,7 +24,9 @@ def _gm_turn_until(battle_id: int, gm, combatant: str) -> None:
 @pytest.fixture
 def window(campaign, gm, player, other_player):
     """Bram (other_player's fighter, who can Parry) is about to be hit by the GM's goblin."""
-    bram = Character.objects.create(campaign=campaign, owner=other_player, name="Bram", sheet=HEROES["Fighter"])
+    bram = Character.objects.create(
+        campaign=campaign, owner=other_player, name="Bram", sheet=HEROES["Fighter"]
+    )
     ayla = Character.objects.create(campaign=campaign, owner=player, name="Ayla", sheet=HEROES["Mage"])
     bid = services.create_battle(campaign, gm, "Ambush", 8, 8, seed=99).battle_id
     assert services.add_combatant(bid, gm, bram, pos=[3, 3]).ok
@@ -35,7 +37,11 @@ def window(campaign, gm, player, other_player):
     state = services.load_state(fresh(bid))
     ids = {c.name: c.id for c in state.combatants.values()}
     _gm_turn_until(bid, gm, ids["Goblin"])
-    attack = {"kind": "ability", "actor": ids["Goblin"], "params": {"ability": "weapon:spear", "targets": [ids["Bram"]]}}
+    attack = {
+        "kind": "ability",
+        "actor": ids["Goblin"],
+        "params": {"ability": "weapon:spear", "targets": [ids["Bram"]]},
+    }
     # Dice are seeded by seq: when the Luck Roll misses, give the goblin its action back (one more
     # event, so fresh dice) and strike again.
     for _ in range(30):
@@ -44,7 +50,10 @@ def window(campaign, gm, player, other_player):
         pending = result.state.pending
         if pending is not None:
             return fresh(bid), ids, pending
-        refill = {"kind": "gm.set_resource", "params": {"combatant": ids["Goblin"], "resource": "actions", "value": 2}}
+        refill = {
+            "kind": "gm.set_resource",
+            "params": {"combatant": ids["Goblin"], "resource": "actions", "value": 2},
+        }
         assert services.gm_override(bid, gm, refill).ok
     raise AssertionError("the goblin never hit")
 

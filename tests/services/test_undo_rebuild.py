@@ -84,8 +84,10 @@ def _random_step(rng: random.Random, battle_id: int, users: dict) -> str:
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_rebuild_equals_snapshot_after_a_random_sequence(campaign, gm, player, other_player, users, seed):
     bid = services.create_battle(campaign, gm, "Skirmish", 8, 6, [[4, 2]], seed=seed).battle_id
-    for name, owner, sheet, pos in (("Ayla", player, HEROES["Mage"], [0, 1]),
-                                    ("Bram", other_player, HEROES["Fighter"], [1, 3])):
+    for name, owner, sheet, pos in (
+        ("Ayla", player, HEROES["Mage"], [0, 1]),
+        ("Bram", other_player, HEROES["Fighter"], [1, 3]),
+    ):
         character = Character.objects.create(campaign=campaign, owner=owner, name=name, sheet=sheet)
         assert services.add_combatant(bid, gm, character, pos=pos).ok
     for name, pos in (("Goblin Skirmisher", [6, 1]), ("Cave Bear", [6, 4])):

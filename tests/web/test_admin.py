@@ -16,8 +16,14 @@ def admin_client(client, db):
 
 
 def change_data(character, sheet, **overrides):
-    data = sheet_post(character.ruleset_class.sheet_schema, sheet, name=character.name, kind=character.kind,
-                      owner=str(character.owner_id or ""), portrait="")
+    data = sheet_post(
+        character.ruleset_class.sheet_schema,
+        sheet,
+        name=character.name,
+        kind=character.kind,
+        owner=str(character.owner_id or ""),
+        portrait="",
+    )
     data.update(overrides)
     return data
 
@@ -40,7 +46,11 @@ def test_admin_saves_a_valid_sheet(admin_client, pc):
 
 @pytest.mark.parametrize(
     ("stat", "value", "message"),
-    [("hp", "-5", "Must be at least 1."), ("lp", "many", "Enter a whole number."), ("speed", "", "This field is required.")],
+    [
+        ("hp", "-5", "Must be at least 1."),
+        ("lp", "many", "Enter a whole number."),
+        ("speed", "", "This field is required."),
+    ],
 )
 def test_admin_refuses_an_invalid_sheet_with_the_fields_error(admin_client, pc, stat, value, message):
     before = dict(pc.sheet)
@@ -58,8 +68,15 @@ def test_admin_add_with_campaign_fills_the_sheet(admin_client, gm):
     schema = campaign.ruleset_class.sheet_schema
     url = reverse("admin:vtt_character_add") + f"?campaign={campaign.pk}"
     assert 'name="sheet_ghost_power"' in admin_client.get(url).content.decode()
-    data = sheet_post(schema, schema.defaults() | {"ghost_power": 7}, campaign=str(campaign.pk), name="Wraith",
-                      kind="monster", owner="", portrait="")
+    data = sheet_post(
+        schema,
+        schema.defaults() | {"ghost_power": 7},
+        campaign=str(campaign.pk),
+        name="Wraith",
+        kind="monster",
+        owner="",
+        portrait="",
+    )
     assert admin_client.post(url, data).status_code == 302
     assert Character.objects.get().sheet["ghost_power"] == 7
 
@@ -69,7 +86,10 @@ def test_admin_add_without_campaign_starts_from_defaults(admin_client, gm):
     data = {"campaign": str(campaign.pk), "name": "Goblin", "kind": "monster", "owner": "", "portrait": ""}
     assert admin_client.post(reverse("admin:vtt_character_add"), data).status_code == 302
     character = Character.objects.get()
-    assert character.sheet == campaign.ruleset_class.validate_sheet(campaign.ruleset_class.sheet_schema.defaults())[0]
+    assert (
+        character.sheet
+        == campaign.ruleset_class.validate_sheet(campaign.ruleset_class.sheet_schema.defaults())[0]
+    )
 
 
 def test_changelist_filters_by_campaign_and_ruleset(admin_client, gm, pc):
@@ -86,9 +106,14 @@ def test_changelist_filters_by_campaign_and_ruleset(admin_client, gm, pc):
 
 def test_campaign_admin_refuses_bad_house_rules(admin_client, campaign):
     url = reverse("admin:vtt_campaign_change", args=[campaign.pk])
-    data = {"name": campaign.name, "ruleset": "mist", "owner": str(campaign.owner_id),
-            "options": '{"weakness_multiplier": 42}',
-            "memberships-TOTAL_FORMS": "0", "memberships-INITIAL_FORMS": "0"}
+    data = {
+        "name": campaign.name,
+        "ruleset": "mist",
+        "owner": str(campaign.owner_id),
+        "options": '{"weakness_multiplier": 42}',
+        "memberships-TOTAL_FORMS": "0",
+        "memberships-INITIAL_FORMS": "0",
+    }
     response = admin_client.post(url, data)
     assert response.status_code == 200 and "Must be at most 5." in response.content.decode()
     campaign.refresh_from_db()

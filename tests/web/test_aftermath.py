@@ -20,8 +20,9 @@ pytestmark = pytest.mark.django_db
 
 def _battle(campaign, gm, *characters, seed=5):
     ruleset = campaign.ruleset_class
-    result = services.create_battle(campaign, gm, "Ford", 8, 8, ruleset=ruleset.key, seed=seed,
-                                    options=campaign.house_rules())
+    result = services.create_battle(
+        campaign, gm, "Ford", 8, 8, ruleset=ruleset.key, seed=seed, options=campaign.house_rules()
+    )
     assert result.ok, result.reason
     for i, ch in enumerate(characters):
         place = {"row": "front"} if ruleset.board == "rows" else {"pos": [0 if ch.kind == "pc" else 2, i]}
@@ -102,8 +103,9 @@ def test_luck_items_used_are_gone_from_the_sheet(client, gm):
     _gm(bid, gm, "gm.set_hp", combatant=mira, hp=5)
     state = services.load_state(Battle.objects.get(pk=bid))
     potion = next(o for o in legal_actions(state, mira) if "Healing Potion" in o.label)
-    r = services.submit_action(bid, gm, {"kind": potion.kind, "actor": mira,
-                                         "params": {**potion.params, "targets": [mira]}})
+    r = services.submit_action(
+        bid, gm, {"kind": potion.kind, "actor": mira, "params": {**potion.params, "targets": [mira]}}
+    )
     assert r.ok, r.reason
     battle = _end(bid, gm)
     rows = aftermath.summary(battle)
@@ -189,7 +191,6 @@ def test_only_the_gm_applies_and_only_an_ended_battle(client, gm):
 def test_the_house_rules_show_every_reading_and_what_carries_between_battles(client, gm, ruleset):
     campaign = make_campaign(gm, ruleset)
     client.force_login(gm)
-
 
     page = html.unescape(client.get(f"/campaigns/{campaign.pk}/").content.decode())
     rules = campaign.ruleset_class

@@ -39,8 +39,21 @@ def test_random_sheet_posts_save_valid_sheets_or_nothing(as_user, gm, key, data)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(values=st.dictionaries(st.sampled_from(["ruleset", "options_for", "name", "opt_initiative_die",
-                                              "opt_weakness_multiplier", "opt_hide_enemy_hp"]), junk))
+@given(
+    values=st.dictionaries(
+        st.sampled_from(
+            [
+                "ruleset",
+                "options_for",
+                "name",
+                "opt_initiative_die",
+                "opt_weakness_multiplier",
+                "opt_hide_enemy_hp",
+            ]
+        ),
+        junk,
+    )
+)
 def test_random_campaign_posts_never_half_save(as_user, outsider, values):
     Campaign.objects.all().delete()
     post = {"name": "Probe", "ruleset": "mist", "options_for": "mist", **options_post("mist"), **values}
@@ -56,15 +69,18 @@ def test_random_campaign_posts_never_half_save(as_user, outsider, values):
 
 
 def test_delete_with_htmx_redirects_the_browser(as_user, player, pc):
-    response = as_user(player).post(reverse("character_delete", args=[pc.campaign_id, pc.pk]), HTTP_HX_REQUEST="true")
+    response = as_user(player).post(
+        reverse("character_delete", args=[pc.campaign_id, pc.pk]), HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200 and response["HX-Redirect"] == pc.campaign.get_absolute_url()
     assert not Character.objects.filter(pk=pc.pk).exists()
 
 
 def test_admin_refuses_an_owner_from_outside_the_campaign(client, pc, outsider):
     client.force_login(make_user("root", is_staff=True, is_superuser=True))
-    data = sheet_post(pc.ruleset_class.sheet_schema, pc.sheet, name=pc.name, kind="pc", owner=str(outsider.pk),
-                      portrait="")
+    data = sheet_post(
+        pc.ruleset_class.sheet_schema, pc.sheet, name=pc.name, kind="pc", owner=str(outsider.pk), portrait=""
+    )
     response = client.post(reverse("admin:vtt_character_change", args=[pc.pk]), data)
     assert response.status_code == 200 and "must be a member" in response.content.decode()
     pc.refresh_from_db()
@@ -74,12 +90,21 @@ def test_admin_refuses_an_owner_from_outside_the_campaign(client, pc, outsider):
 def test_a_portrait_link_is_never_stored_or_shown(as_user, gm, campaign):
     """Portraits are uploads; a posted link (the old form) is ignored, so no viewer's browser fetches it."""
     schema = campaign.ruleset_class.sheet_schema
-    post = sheet_post(schema, schema.defaults(), name="X", kind="npc", owner="", portrait="javascript:alert(1)",
-                      portrait_file="https://tracker.example/pixel.png")
+    post = sheet_post(
+        schema,
+        schema.defaults(),
+        name="X",
+        kind="npc",
+        owner="",
+        portrait="javascript:alert(1)",
+        portrait_file="https://tracker.example/pixel.png",
+    )
     response = as_user(gm).post(reverse("character_create", args=[campaign.pk]), post, follow=True)
     character = Character.objects.get()
     assert character.portrait.name == "" and character.portrait_token.name == ""
-    assert "tracker.example" not in response.content.decode() and "javascript:" not in response.content.decode()
+    assert (
+        "tracker.example" not in response.content.decode() and "javascript:" not in response.content.decode()
+    )
 
 
 @pytest.mark.parametrize("key", sorted(RULESETS))
@@ -108,11 +133,14 @@ def test_model_refuses_nul_characters_anywhere_in_sheet_or_options(gm):
         campaign.full_clean()
 
 
-@pytest.mark.parametrize("url", [
-    "/campaigns/99999999999999999999999/",
-    "/campaigns/99999999999999999999999/characters/1/",
-    "/campaigns/1/characters/99999999999999999999999/edit/",
-    "/join/" + "x" * 500 + "/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/campaigns/99999999999999999999999/",
+        "/campaigns/99999999999999999999999/characters/1/",
+        "/campaigns/1/characters/99999999999999999999999/edit/",
+        "/join/" + "x" * 500 + "/",
+    ],
+)
 def test_out_of_range_ids_are_404_not_500(as_user, gm, campaign, url):
     assert as_user(gm).get(url).status_code == 404

@@ -22,15 +22,23 @@ def _fire_bolt(battle, **changes):
     battle.refresh_from_db()
     state = services.load_state(battle)
     goblin = next(c for c in state.combatants.values() if c.name == "Goblin")
-    data = {"kind": "ability", "actor": state.current().id, "params": '{"ability": "fire_bolt"}',
-            "target": goblin.id, "expected_seq": str(battle.seq), "client_token": "tap-1"}
+    data = {
+        "kind": "ability",
+        "actor": state.current().id,
+        "params": '{"ability": "fire_bolt"}',
+        "target": goblin.id,
+        "expected_seq": str(battle.seq),
+        "client_token": "tap-1",
+    }
     data.update(changes)
     return data
 
 
 def _unchanged(battle):
     before = (battle.seq, BattleEvent.objects.filter(battle=battle).count())
-    return lambda: (Battle.objects.get(pk=battle.pk).seq, BattleEvent.objects.filter(battle=battle).count()) == before
+    return lambda: (
+        (Battle.objects.get(pk=battle.pk).seq, BattleEvent.objects.filter(battle=battle).count()) == before
+    )
 
 
 def test_a_player_casts_at_a_target_and_gets_the_regions_back(client):
@@ -96,26 +104,34 @@ def test_acting_for_someone_elses_combatant_is_refused(client):
 def test_a_move_out_of_reach_is_refused_with_the_reason(client):
     users, _, battle = table()
     unchanged = _unchanged(battle)
-    data = {"kind": "move", "actor": current(battle).id, "params": "{}", "square": "9,7",
-            "expected_seq": str(battle.seq)}
+    data = {
+        "kind": "move",
+        "actor": current(battle).id,
+        "params": "{}",
+        "square": "9,7",
+        "expected_seq": str(battle.seq),
+    }
     response = _post(client, users["player"], battle, data)
     assert response.status_code == 422
     assert "at most 5 squares" in response.content.decode()
     assert unchanged()
 
 
-@pytest.mark.parametrize(("changes", "status", "text"), [
-    ({"params": "{not json"}, 400, "malformed"),
-    ({"params": "[1, 2]"}, 400, "malformed"),
-    ({"expected_seq": "abc"}, 400, "malformed"),
-    ({"square": "1;2"}, 400, "malformed"),
-    ({"kind": ""}, 400, "missing"),
-    ({"kind": "summon_dragon"}, 422, "Unknown action"),
-    ({"target": "c99"}, 422, "Not a valid target"),
-    ({"actor": "c3"}, 403, services.NOT_YOURS),
-    ({"kind": "gm.set_hp", "combatant": "c1", "hp": "999"}, 403, services.GM_ONLY),
-    ({"kind": "gm.set_hp", "combatant": "c1", "hp": "lots"}, 400, "whole number"),
-])
+@pytest.mark.parametrize(
+    ("changes", "status", "text"),
+    [
+        ({"params": "{not json"}, 400, "malformed"),
+        ({"params": "[1, 2]"}, 400, "malformed"),
+        ({"expected_seq": "abc"}, 400, "malformed"),
+        ({"square": "1;2"}, 400, "malformed"),
+        ({"kind": ""}, 400, "missing"),
+        ({"kind": "summon_dragon"}, 422, "Unknown action"),
+        ({"target": "c99"}, 422, "Not a valid target"),
+        ({"actor": "c3"}, 403, services.NOT_YOURS),
+        ({"kind": "gm.set_hp", "combatant": "c1", "hp": "999"}, 403, services.GM_ONLY),
+        ({"kind": "gm.set_hp", "combatant": "c1", "hp": "lots"}, 400, "whole number"),
+    ],
+)
 def test_forged_fields_are_refused_and_nothing_changes(client, changes, status, text):
     users, _, battle = table()
     unchanged = _unchanged(battle)
@@ -148,8 +164,12 @@ def test_the_gm_overrides_hp_skips_a_turn_and_undoes(client):
     users, _, battle = table()
     state = services.load_state(battle)
     bram = next(c for c in state.combatants.values() if c.name == "Bram")
-    response = _post(client, users["gm"], battle, {"kind": "gm.set_hp", "combatant": bram.id, "hp": "7",
-                                                   "expected_seq": str(battle.seq)})
+    response = _post(
+        client,
+        users["gm"],
+        battle,
+        {"kind": "gm.set_hp", "combatant": bram.id, "hp": "7", "expected_seq": str(battle.seq)},
+    )
     assert response.status_code == 200, response.content
     battle.refresh_from_db()
     assert services.load_state(battle).combatants[bram.id].hp == 7
@@ -166,13 +186,17 @@ def test_the_gm_overrides_hp_skips_a_turn_and_undoes(client):
     assert current(battle).id == acting
     # A player may not undo.
     client.force_login(users["player"])
-    assert client.post(f"/battles/{battle.pk}/undo", {"expected_seq": str(before_skip)}, **HX).status_code == 403
+    assert (
+        client.post(f"/battles/{battle.pk}/undo", {"expected_seq": str(before_skip)}, **HX).status_code == 403
+    )
 
 
 def test_the_gm_moves_a_token_by_tapping_a_square_and_ends_the_battle(client):
     users, _, battle = table()
     goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
-    response = _post(client, users["gm"], battle, {"kind": "gm.move", "combatant": goblin.id, "square": "6,6"})
+    response = _post(
+        client, users["gm"], battle, {"kind": "gm.move", "combatant": goblin.id, "square": "6,6"}
+    )
     assert response.status_code == 200, response.content
     battle.refresh_from_db()
     assert services.load_state(battle).combatants[goblin.id].pos == [6, 6]
@@ -199,8 +223,13 @@ def test_a_reaction_prompt_reaches_its_player_and_the_gm_and_is_answered(client)
     assert "Waiting for other_player to answer" in pages["player"]
     # Someone else cannot answer; the addressee can.
     battle.refresh_from_db()
-    answer = {"kind": "answer", "actor": decision.combatant, "decision": decision.id, "choice": "parry",
-              "expected_seq": str(battle.seq)}
+    answer = {
+        "kind": "answer",
+        "actor": decision.combatant,
+        "decision": decision.id,
+        "choice": "parry",
+        "expected_seq": str(battle.seq),
+    }
     assert _post(client, users["player"], battle, answer).status_code == 403
     response = _post(client, users["other_player"], battle, answer)
     assert response.status_code == 200, response.content
@@ -228,7 +257,8 @@ def test_every_refusal_code_has_one_http_status():
 
 
 def test_an_action_with_its_push_costs_a_fixed_few_queries_and_the_push_reads_nothing(
-        client, django_capture_on_commit_callbacks):
+    client, django_capture_on_commit_callbacks
+):
     """Whole request (session, user, access, lock, insert, update) plus the push after the commit."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -240,12 +270,23 @@ def test_an_action_with_its_push_costs_a_fixed_few_queries_and_the_push_reads_no
         assert client.post(f"/battles/{battle.pk}/act", first, **HX, HTTP_X_VTT_LIVE="1").status_code == 200
     battle.refresh_from_db()
     state = services.load_state(battle)
-    data = {"kind": "end_turn", "actor": state.current().id, "params": "{}", "expected_seq": str(battle.seq),
-            "client_token": "tap-2"}
+    data = {
+        "kind": "end_turn",
+        "actor": state.current().id,
+        "params": "{}",
+        "expected_seq": str(battle.seq),
+        "client_token": "tap-2",
+    }
     with CaptureQueriesContext(connection) as ctx, django_capture_on_commit_callbacks(execute=True) as pushed:
         response = client.post(f"/battles/{battle.pk}/act", data, **HX, HTTP_X_VTT_LIVE="1")
     assert response.status_code == 200 and len(pushed) == 1
-    sql = [q["sql"] for q in ctx.captured_queries if "SAVEPOINT" not in q["sql"] and q["sql"] not in ("BEGIN",)]
+    sql = [
+        q["sql"] for q in ctx.captured_queries if "SAVEPOINT" not in q["sql"] and q["sql"] not in ("BEGIN",)
+    ]
     # session, user, battle + membership of the view, then lock (with role and token), insert, update
     assert len(sql) <= 7, sql
-    assert not [q for q in sql if q.startswith("SELECT") and '"combat_battleevent"."seq", "combat_battleevent"."type"' in q], sql
+    assert not [
+        q
+        for q in sql
+        if q.startswith("SELECT") and '"combat_battleevent"."seq", "combat_battleevent"."type"' in q
+    ], sql

@@ -30,8 +30,9 @@ def play_battle(campaign, gm, seed: int = 7, steps: int = 60) -> Battle:
         d = monsters[i % len(monsters)]
         sheet = {k: v for k, v in d.items() if k != "name"}
         place = {"row": "front"} if ruleset.board == "rows" else {"pos": [0 if side == "party" else 3, i]}
-        r = services.add_combatant(bid, gm, params={"name": f"{d['name']} {i}", "side": side, "sheet": sheet},
-                                   **place)
+        r = services.add_combatant(
+            bid, gm, params={"name": f"{d['name']} {i}", "side": side, "sheet": sheet}, **place
+        )
         assert r.ok, r.reason
     assert services.start_battle(bid, gm).ok
     rng = random.Random(seed)
@@ -40,8 +41,13 @@ def play_battle(campaign, gm, seed: int = 7, steps: int = 60) -> Battle:
         action = random_action(state, rng)
         if action is None:
             break
-        r = services.submit_action(bid, gm, action.to_dict() if hasattr(action, "to_dict") else
-                                   {"kind": action.kind, "actor": action.actor, "params": action.params})
+        r = services.submit_action(
+            bid,
+            gm,
+            action.to_dict()
+            if hasattr(action, "to_dict")
+            else {"kind": action.kind, "actor": action.actor, "params": action.params},
+        )
         assert r.ok, (action, r.reason)
     battle = Battle.objects.get(pk=bid)
     if battle.status != Battle.Status.ENDED:
@@ -70,7 +76,8 @@ def test_a_battle_exported_and_imported_replays_to_the_same_final_state(client, 
     assert copy.snapshot == battle.snapshot
     assert services.rebuild(copy.pk).to_dict() == battle.snapshot
     assert list(BattleEvent.objects.filter(battle=copy).values_list("type", "data")) == [
-        (e["type"], e["data"]) for e in data["events"]]
+        (e["type"], e["data"]) for e in data["events"]
+    ]
     # kept as it was: nothing more can be written to an imported battle
     assert services.undo(copy.pk, gm).reason == services.ARCHIVED
 
@@ -145,16 +152,19 @@ def _edited(data: dict, change) -> bytes:
     return json.dumps(data).encode()
 
 
-@pytest.mark.parametrize(("change", "reason"), [
-    (lambda d: d["events"][1]["data"]["combatant"].update({"name": "Mallory"}), "was edited"),
-    (lambda d: d["events"][1].update({"type": "no.such"}), "was edited"),
-    (lambda d: d["events"][0]["data"].update({"width": "wide"}), "was edited"),
-    (lambda d: d["final"].update({"round": 99}), "final state"),
-    (lambda d: d.update({"ruleset": "mist"}), "another ruleset"),
-    (lambda d: d.update({"extra": 1}), "unknown parts"),
-    (lambda d: d.update({"events": []}), "no event log"),
-    (lambda d: d.update({"format": "x"}), "not a battle file"),
-])
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda d: d["events"][1]["data"]["combatant"].update({"name": "Mallory"}), "was edited"),
+        (lambda d: d["events"][1].update({"type": "no.such"}), "was edited"),
+        (lambda d: d["events"][0]["data"].update({"width": "wide"}), "was edited"),
+        (lambda d: d["final"].update({"round": 99}), "final state"),
+        (lambda d: d.update({"ruleset": "mist"}), "another ruleset"),
+        (lambda d: d.update({"extra": 1}), "unknown parts"),
+        (lambda d: d.update({"events": []}), "no event log"),
+        (lambda d: d.update({"format": "x"}), "not a battle file"),
+    ],
+)
 def test_an_edited_or_foreign_battle_file_is_refused_and_nothing_is_written(client, ended, change, reason):
     gm, _, _, campaign, battle = ended
     client.force_login(gm)
@@ -165,12 +175,15 @@ def test_an_edited_or_foreign_battle_file_is_refused_and_nothing_is_written(clie
     assert Battle.objects.count() == before
 
 
-@pytest.mark.parametrize(("body", "reason"), [
-    (b"not json", "not valid JSON"),
-    (b"[" * 5000 + b"]" * 5000, "nested too deeply"),
-    (b'{"format": "vtt-battle", "format": "vtt-battle"}', "twice"),
-    (b" " * (2 * 1024 * 1024 + 1), "too large"),
-])
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"not json", "not valid JSON"),
+        (b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+        (b'{"format": "vtt-battle", "format": "vtt-battle"}', "twice"),
+        (b" " * (2 * 1024 * 1024 + 1), "too large"),
+    ],
+)
 def test_bad_battle_files_are_refused_with_the_reason(client, ended, body, reason):
     gm, _, _, campaign, _ = ended
     client.force_login(gm)

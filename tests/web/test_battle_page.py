@@ -32,7 +32,11 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
     assert "Your turn: Ayla" in html
     # Fire Bolt names its valid target; Flame Burst its squares in range and its area (radius 1).
     assert 'data-label="Fire Bolt"' in html and "&quot;targets&quot;:[&quot;c3&quot;]" in html
-    tag = html[html.rindex("<form", 0, html.index('data-label="Flame Burst"')):html.index('data-label="Flame Burst"')]
+    tag = html[
+        html.rindex("<form", 0, html.index('data-label="Flame Burst"')) : html.index(
+            'data-label="Flame Burst"'
+        )
+    ]
     pick = json.loads(unescape(tag.split('data-option="', 1)[1].split('"', 1)[0]))
     assert pick["areas"] and all(len(cells) <= 9 for cells in pick["areas"].values())  # radius 1 around each
     assert sorted(pick["areas"]) == sorted(f"{x},{y}" for x, y in pick["squares"])
@@ -42,7 +46,9 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
     assert "Waiting: Ayla's turn" in client.get(f"/battles/{battle.pk}/").content.decode()
 
 
-@pytest.mark.parametrize("ruleset", sorted(__import__("combat.engine.rulesets", fromlist=["RULESETS"]).RULESETS))
+@pytest.mark.parametrize(
+    "ruleset", sorted(__import__("combat.engine.rulesets", fromlist=["RULESETS"]).RULESETS)
+)
 def test_the_page_renders_for_every_ruleset_in_setup_and_in_play(client, ruleset):
     from combat import services
     from combat.engine.rulesets import get_ruleset
@@ -50,17 +56,23 @@ def test_the_page_renders_for_every_ruleset_in_setup_and_in_play(client, ruleset
 
     users = make_users("gm", "player", "other_player", "observer", "outsider")
     rules = get_ruleset(ruleset)
-    campaign = Campaign.objects.create(name="C", ruleset=ruleset, owner=users["gm"], options=rules.default_options())
+    campaign = Campaign.objects.create(
+        name="C", ruleset=ruleset, owner=users["gm"], options=rules.default_options()
+    )
     Membership.objects.create(campaign=campaign, user=users["gm"], role="gm")
     Membership.objects.create(campaign=campaign, user=users["player"], role="player")
     sheet = rules.sheet_schema.defaults()
     hero = Character.objects.create(campaign=campaign, owner=users["player"], name="Hero", sheet=sheet)
     foe = Character.objects.create(campaign=campaign, kind="monster", name="Foe", sheet=sheet)
-    made = services.create_battle(campaign, users["gm"], "Any", 8, 6, ruleset=ruleset, options=campaign.house_rules())
+    made = services.create_battle(
+        campaign, users["gm"], "Any", 8, 6, ruleset=ruleset, options=campaign.house_rules()
+    )
     assert made.ok, made.reason
     rows = rules.board == "rows"
     for character, place in ((hero, [0, 0]), (foe, [7, 5])):
-        added = services.add_combatant(made.battle_id, users["gm"], character, **({"row": "front"} if rows else {"pos": place}))
+        added = services.add_combatant(
+            made.battle_id, users["gm"], character, **({"row": "front"} if rows else {"pos": place})
+        )
         assert added.ok, added.reason
     for phase in ("setup", "active"):
         if phase == "active":

@@ -23,8 +23,9 @@ def cast():
 
 def _new_battle(client, users, campaign, **data):
     client.force_login(users["gm"])
-    response = client.post(f"/campaigns/{campaign.pk}/battles/new/", {"name": "Bridge", "width": "12",
-                                                                     "height": "8", **data})
+    response = client.post(
+        f"/campaigns/{campaign.pk}/battles/new/", {"name": "Bridge", "width": "12", "height": "8", **data}
+    )
     return response
 
 
@@ -56,7 +57,9 @@ def test_players_cannot_create_or_set_up_battles(client, cast):
     _new_battle(client, users, campaign)
     battle = Battle.objects.get()
     client.force_login(users["player"])
-    response = client.post(f"/battles/{battle.pk}/add", {"character": characters["goblin"].pk, "count": "2"}, **HX)
+    response = client.post(
+        f"/battles/{battle.pk}/add", {"character": characters["goblin"].pk, "count": "2"}, **HX
+    )
     assert response.status_code == 403
     assert client.post(f"/battles/{battle.pk}/start", {}, **HX).status_code == 403
     assert Battle.objects.get().seq == 1
@@ -75,13 +78,22 @@ def test_a_full_setup_adds_copies_places_a_token_and_starts_with_initiative_in_t
     battle = Battle.objects.get()
     url = f"/battles/{battle.pk}"
     for key in ("ayla", "bram"):
-        assert client.post(f"{url}/add", {"character": characters[key].pk, "count": "1"}, **HX).status_code == 200
-    response = client.post(f"{url}/add", {"character": characters["goblin"].pk, "count": "3",
-                                          "client_token": "add-goblins"}, **HX)
+        assert (
+            client.post(f"{url}/add", {"character": characters[key].pk, "count": "1"}, **HX).status_code
+            == 200
+        )
+    response = client.post(
+        f"{url}/add",
+        {"character": characters["goblin"].pk, "count": "3", "client_token": "add-goblins"},
+        **HX,
+    )
     assert response.status_code == 200 and "Goblin 1, Goblin 2, Goblin 3" in response.content.decode()
     # A double tap on "Add" adds nothing more.
-    client.post(f"{url}/add", {"character": characters["goblin"].pk, "count": "3", "client_token": "add-goblins"},
-                **HX)
+    client.post(
+        f"{url}/add",
+        {"character": characters["goblin"].pk, "count": "3", "client_token": "add-goblins"},
+        **HX,
+    )
     battle.refresh_from_db()
     state = services.load_state(battle)
     names = sorted(c.name for c in state.combatants.values())
@@ -93,12 +105,18 @@ def test_a_full_setup_adds_copies_places_a_token_and_starts_with_initiative_in_t
     assert len({tuple(p) for p in squares.values()}) == 5
     # Tap a square to place Ayla elsewhere; an occupied square is refused with the reason.
     ayla = next(c.id for c in state.combatants.values() if c.name == "Ayla")
-    response = client.post(f"{url}/act", {"kind": "setup.place", "combatant": ayla, "square": "4,3",
-                                          "expected_seq": str(battle.seq)}, **HX)
+    response = client.post(
+        f"{url}/act",
+        {"kind": "setup.place", "combatant": ayla, "square": "4,3", "expected_seq": str(battle.seq)},
+        **HX,
+    )
     assert response.status_code == 200, response.content
     battle.refresh_from_db()
-    response = client.post(f"{url}/act", {"kind": "setup.place", "combatant": ayla, "square": "5,0",
-                                          "expected_seq": str(battle.seq)}, **HX)
+    response = client.post(
+        f"{url}/act",
+        {"kind": "setup.place", "combatant": ayla, "square": "5,0", "expected_seq": str(battle.seq)},
+        **HX,
+    )
     assert response.status_code == 422 and "already stands there" in response.content.decode()
     battle.refresh_from_db()
     response = client.post(f"{url}/start", {"expected_seq": str(battle.seq)}, **HX)

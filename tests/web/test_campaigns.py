@@ -17,21 +17,37 @@ def test_create_campaign_with_default_house_rules_makes_creator_gm(as_user, outs
     response = as_user(outsider).post(reverse("campaign_create"), data)
     campaign = Campaign.objects.get()
     assert response.status_code == 302 and response["Location"] == campaign.get_absolute_url()
-    assert (campaign.ruleset, campaign.owner, campaign.options) == (key, outsider, get_ruleset(key).default_options())
+    assert (campaign.ruleset, campaign.owner, campaign.options) == (
+        key,
+        outsider,
+        get_ruleset(key).default_options(),
+    )
     assert Membership.objects.get(campaign=campaign).role == Role.GM
 
 
 def test_house_rule_choices_are_kept(as_user, outsider):
-    data = {"name": "Misty", "ruleset": "mist", "options_for": "mist",
-            **options_post("mist", initiative_die="2d6", weakness_multiplier=3, hide_enemy_hp=False)}
+    data = {
+        "name": "Misty",
+        "ruleset": "mist",
+        "options_for": "mist",
+        **options_post("mist", initiative_die="2d6", weakness_multiplier=3, hide_enemy_hp=False),
+    }
     as_user(outsider).post(reverse("campaign_create"), data)
     options = Campaign.objects.get().options
-    assert (options["initiative_die"], options["weakness_multiplier"], options["hide_enemy_hp"]) == ("2d6", 3, False)
+    assert (options["initiative_die"], options["weakness_multiplier"], options["hide_enemy_hp"]) == (
+        "2d6",
+        3,
+        False,
+    )
 
 
 def test_bad_house_rule_is_refused_on_its_field(as_user, outsider):
-    data = {"name": "Misty", "ruleset": "mist", "options_for": "mist",
-            **options_post("mist", weakness_multiplier=99, initiative_die="3d4")}
+    data = {
+        "name": "Misty",
+        "ruleset": "mist",
+        "options_for": "mist",
+        **options_post("mist", weakness_multiplier=99, initiative_die="3d4"),
+    }
     response = as_user(outsider).post(reverse("campaign_create"), data)
     page = response.content.decode()
     assert response.status_code == 200
@@ -41,13 +57,17 @@ def test_bad_house_rule_is_refused_on_its_field(as_user, outsider):
 
 
 def test_unknown_ruleset_is_refused(as_user, outsider):
-    response = as_user(outsider).post(reverse("campaign_create"), {"name": "X", "ruleset": "chess", "options_for": "chess"})
+    response = as_user(outsider).post(
+        reverse("campaign_create"), {"name": "X", "ruleset": "chess", "options_for": "chess"}
+    )
     assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
     assert not Campaign.objects.exists()
 
 
 def test_changing_ruleset_swaps_house_rules_with_htmx(as_user, outsider):
-    response = as_user(outsider).get(reverse("campaign_create"), {"ruleset": "paradigm"}, HTTP_HX_REQUEST="true")
+    response = as_user(outsider).get(
+        reverse("campaign_create"), {"ruleset": "paradigm"}, HTTP_HX_REQUEST="true"
+    )
     page = response.content.decode()
     assert page.lstrip().startswith('<fieldset id="house-rules"')
     assert "<html" not in page
@@ -90,28 +110,49 @@ def test_gm_edits_name_and_house_rules_but_not_ruleset(as_user, gm, campaign):
     response = as_user(gm).post(reverse("campaign_edit", args=[campaign.pk]), data)
     assert response.status_code == 302
     campaign.refresh_from_db()
-    assert (campaign.name, campaign.ruleset, campaign.options["disengage_type"]) == ("Renamed", "mist", "static")
+    assert (campaign.name, campaign.ruleset, campaign.options["disengage_type"]) == (
+        "Renamed",
+        "mist",
+        "static",
+    )
 
 
 def test_gm_changes_a_role_but_never_removes_the_last_gm(as_user, gm, observer, campaign):
     client = as_user(gm)
     observer_m = Membership.objects.get(user=observer, campaign=campaign)
-    response = client.post(reverse("member_role", args=[campaign.pk, observer_m.pk]), {"role": "player"},
-                           HTTP_HX_REQUEST="true")
-    assert response.status_code == 200 and response.content.decode().lstrip().startswith('<section id="members"')
+    response = client.post(
+        reverse("member_role", args=[campaign.pk, observer_m.pk]), {"role": "player"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200 and response.content.decode().lstrip().startswith(
+        '<section id="members"'
+    )
     observer_m.refresh_from_db()
     assert observer_m.role == Role.PLAYER
     gm_m = Membership.objects.get(user=gm, campaign=campaign)
-    response = client.post(reverse("member_role", args=[campaign.pk, gm_m.pk]), {"role": "observer"}, follow=True)
+    response = client.post(
+        reverse("member_role", args=[campaign.pk, gm_m.pk]), {"role": "observer"}, follow=True
+    )
     assert "at least one game master" in response.content.decode()
     gm_m.refresh_from_db()
     assert gm_m.role == Role.GM
-    assert client.post(reverse("member_role", args=[campaign.pk, gm_m.pk]), {"role": "king"}).status_code == 400
+    assert (
+        client.post(reverse("member_role", args=[campaign.pk, gm_m.pk]), {"role": "king"}).status_code == 400
+    )
 
 
-def test_campaign_page_lists_members_characters_battles_and_gm_invites(as_user, gm, player, campaign, pc, monster):
+def test_campaign_page_lists_members_characters_battles_and_gm_invites(
+    as_user, gm, player, campaign, pc, monster
+):
     page = as_user(gm).get(reverse("campaign", args=[campaign.pk])).content.decode()
-    for text in ("player", "observer", "Aria", "Stone Golem", 'id="battles"', 'id="invites"', "Create invite link"):
+    for text in (
+        "player",
+        "observer",
+        "Aria",
+        "Stone Golem",
+        'id="battles"',
+        'id="invites"',
+        "Create invite link",
+    ):
         assert text in page
     page = as_user(player).get(reverse("campaign", args=[campaign.pk])).content.decode()
     assert 'id="invites"' not in page and "Stone Golem" in page
@@ -128,5 +169,5 @@ def test_home_welcomes_visitors_and_sends_members_to_their_campaigns(client, as_
 def test_base_page_loads_htmx_with_ws_and_sends_csrf_header(as_user, gm, campaign):
     page = as_user(gm).get(reverse("campaign", args=[campaign.pk])).content.decode()
     assert "django_htmx/htmx-2.min.js" in page and "django_htmx/ext/hx-ws-2.min.js" in page
-    assert "hx-headers='{\"X-CSRFToken\":" in page
+    assert 'hx-headers=\'{"X-CSRFToken":' in page
     assert 'href="#main"' in page and '<main id="main"' in page

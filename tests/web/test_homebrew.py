@@ -57,31 +57,71 @@ def form_data(values: dict) -> dict:
 # an item when the ruleset has items, the sheet field listing abilities (and items), and an invalid entry.
 CASES = {
     "luck": {
-        "ability": ("abilities", {"name": "Ice Lance", "type": "magical", "range": 8, "dice": "3d3", "bonus": 1,
-                                  "spell": True, "cost": 2, "miss_max": 0}, {"actions": 2}, "3d3"),
+        "ability": (
+            "abilities",
+            {
+                "name": "Ice Lance",
+                "type": "magical",
+                "range": 8,
+                "dice": "3d3",
+                "bonus": 1,
+                "spell": True,
+                "cost": 2,
+                "miss_max": 0,
+            },
+            {"actions": 2},
+            "3d3",
+        ),
         "item": ("items", {"name": "Tonic", "type": "heal", "target": "ally", "range": 1, "dice": "1d2"}),
         "fields": ("abilities", "items"),
         "invalid": ("abilities", {"name": "Zap", "type": "magical", "dice": "2d"}, "dice"),
     },
     "mist": {
-        "ability": ("abilities", {"name": "Ice Lance", "type": "chain", "cost": 1, "target": "enemy", "range": 8,
-                                  "accuracy_check": False, "damage": "3d3+30", "damage_type": "magical"},
-                    {"slots": 1}, "3d3+30"),
+        "ability": (
+            "abilities",
+            {
+                "name": "Ice Lance",
+                "type": "chain",
+                "cost": 1,
+                "target": "enemy",
+                "range": 8,
+                "accuracy_check": False,
+                "damage": "3d3+30",
+                "damage_type": "magical",
+            },
+            {"slots": 1},
+            "3d3+30",
+        ),
         "item": None,
         "fields": ("abilities", None),
         "invalid": ("abilities", {"name": "Zap", "type": "simple", "cost": 1, "damage": "lots"}, "damage"),
     },
     "paradigm": {
-        "ability": ("abilities", {"name": "Ice Lance", "type": "magical", "target": "enemy", "cost": 1,
-                                  "dice": "3d3", "bonus": 1}, {"ap": 1}, "3d3"),
+        "ability": (
+            "abilities",
+            {"name": "Ice Lance", "type": "magical", "target": "enemy", "cost": 1, "dice": "3d3", "bonus": 1},
+            {"ap": 1},
+            "3d3",
+        ),
         "item": ("items", {"name": "Tonic", "type": "heal", "target": "ally", "dice": "1d2"}),
         "fields": ("abilities", "items"),
         "invalid": ("abilities", {"name": "Zap", "type": "magical", "dice": "2d"}, "dice"),
     },
     "action-block": {
-        "ability": ("spells", {"name": "Ice Lance", "effect": "damage", "base": "3d3", "max_range_ft": 60,
-                               "targets": "enemy", "speed_cost": 1, "strength_cost": 1},
-                    {"speed": 1, "strength": 1}, "3d3"),
+        "ability": (
+            "spells",
+            {
+                "name": "Ice Lance",
+                "effect": "damage",
+                "base": "3d3",
+                "max_range_ft": 60,
+                "targets": "enemy",
+                "speed_cost": 1,
+                "strength_cost": 1,
+            },
+            {"speed": 1, "strength": 1},
+            "3d3",
+        ),
         "item": ("weapons", {"name": "Frost Pick", "kind": "melee", "damage": "1d3", "range_ft": 5}),
         "fields": ("abilities", "weapons"),
         "invalid": ("spells", {"name": "Zap", "effect": "damage", "base": "2d"}, "base"),
@@ -175,8 +215,11 @@ def test_homebrew_made_in_the_forms_is_usable_in_a_battle(client, gm, ruleset):
     events = r.events
     if case.get("then"):
         follow = next(o for o in legal_actions(r.state, hero_id) if o.kind == case["then"])
-        r = services.submit_action(bid, gm, {"kind": follow.kind, "actor": hero_id,
-                                             "params": {**follow.params, "targets": [wight_id]}})
+        r = services.submit_action(
+            bid,
+            gm,
+            {"kind": follow.kind, "actor": hero_id, "params": {**follow.params, "targets": [wight_id]}},
+        )
         assert r.ok, r.reason
         events = events + r.events
     rolled = [roll["expr"] for e in events for roll in e.data.get("rolls", [])]
@@ -191,13 +234,17 @@ def test_an_entry_in_use_can_be_edited_but_not_deleted_and_new_battles_take_the_
     entry = ContentEntry.objects.get(campaign=campaign)
     make_character(campaign, "Mira", abilities=[entry.key])
     old = services.create_battle(campaign, gm, "Before", 6, 6, ruleset="luck")
-    edited = client.post(f"/campaigns/{campaign.pk}/content/{kind}/{entry.key}/", form_data({**values, "bonus": 9}))
+    edited = client.post(
+        f"/campaigns/{campaign.pk}/content/{kind}/{entry.key}/", form_data({**values, "bonus": 9})
+    )
     assert edited.status_code == 302
     entry.refresh_from_db()
     assert entry.data["bonus"] == 9
     new = services.create_battle(campaign, gm, "After", 6, 6, ruleset="luck")
     assert new.state.extra["content"][kind][entry.key]["bonus"] == 9
-    assert old.state.extra["content"][kind][entry.key]["bonus"] == 1  # a battle keeps the version it began with
+    assert (
+        old.state.extra["content"][kind][entry.key]["bonus"] == 1
+    )  # a battle keeps the version it began with
     refused = client.post(f"/campaigns/{campaign.pk}/content/{kind}/{entry.key}/delete/", follow=True)
     assert "in use" in refused.content.decode() and "the character Mira" in refused.content.decode()
     assert ContentEntry.objects.filter(pk=entry.pk).exists()
@@ -224,18 +271,31 @@ def test_copying_a_built_in_entry_prefills_the_form_and_keeps_the_original(clien
     client.force_login(gm)
     page = client.get(f"/campaigns/{campaign.pk}/content/abilities/new/?copy=fire_bolt").content.decode()
     assert 'value="Fire Bolt (copy)"' in page and 'value="2d6"' in page
-    assert client.post(f"/campaigns/{campaign.pk}/content/abilities/new/",
-                       form_data({**campaign.ruleset_class.content["abilities"]["fire_bolt"],
-                                  "name": "Fire Bolt (copy)"})).status_code == 302
+    assert (
+        client.post(
+            f"/campaigns/{campaign.pk}/content/abilities/new/",
+            form_data(
+                {**campaign.ruleset_class.content["abilities"]["fire_bolt"], "name": "Fire Bolt (copy)"}
+            ),
+        ).status_code
+        == 302
+    )
     entry = ContentEntry.objects.get(campaign=campaign)
-    assert entry.key != "fire_bolt" and campaign_content(campaign)["abilities"]["fire_bolt"]["name"] == "Fire Bolt"
+    assert (
+        entry.key != "fire_bolt"
+        and campaign_content(campaign)["abilities"]["fire_bolt"]["name"] == "Fire Bolt"
+    )
 
 
 def test_players_get_403_and_strangers_404_on_the_content_pages(client, gm):
     player, outsider = make_user("player"), make_user("outsider")
     campaign = make_campaign(gm, "luck", player=[player])
-    urls = [f"/campaigns/{campaign.pk}/content/", f"/campaigns/{campaign.pk}/content/abilities/new/",
-            f"/campaigns/{campaign.pk}/content/export/", f"/campaigns/{campaign.pk}/content/import/"]
+    urls = [
+        f"/campaigns/{campaign.pk}/content/",
+        f"/campaigns/{campaign.pk}/content/abilities/new/",
+        f"/campaigns/{campaign.pk}/content/export/",
+        f"/campaigns/{campaign.pk}/content/import/",
+    ]
     for user, status in ((player, 403), (outsider, 404)):
         client.force_login(user)
         for url in urls:
@@ -277,26 +337,38 @@ def test_a_content_pack_exports_and_imports_into_another_campaign_after_a_previe
 
 
 def _pack(**changes) -> bytes:
-    pack = {"format": "vtt-content", "version": 1, "ruleset": "luck", "name": "x",
-            "content": {"abilities": {"ice_lance": CASES["luck"]["ability"][1]}}}
+    pack = {
+        "format": "vtt-content",
+        "version": 1,
+        "ruleset": "luck",
+        "name": "x",
+        "content": {"abilities": {"ice_lance": CASES["luck"]["ability"][1]}},
+    }
     pack.update(changes)
     return json.dumps(pack).encode()
 
 
-@pytest.mark.parametrize(("body", "reason"), [
-    (b"{not json", "not valid JSON"),
-    (b" " * (2 * 1024 * 1024 + 10), "too large"),
-    (_pack(ruleset="mist"), "another ruleset"),
-    (b'{"format": "vtt-content", "format": "vtt-content"}', "twice"),
-    (_pack(colour="red"), "unknown parts"),
-    (_pack(content={"spells": {}}), "no content of kind: spells"),
-    (_pack(content={"abilities": {"ice_lance": {**CASES["luck"]["ability"][1], "range": 999}}}),
-     "Ice Lance (abilities and spells): Range (squares): Must be at most 50."),
-    (_pack(content={"abilities": {"ice_lance": {**CASES["luck"]["ability"][1], "glow": 1}}}),
-     "Ice Lance (abilities and spells): Unknown fields: glow."),
-    (b'{"a":' * 40 + b"1" + b"}" * 40, "nested too deeply"),
-    (_pack(version=7), "another version"),
-])
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b" " * (2 * 1024 * 1024 + 10), "too large"),
+        (_pack(ruleset="mist"), "another ruleset"),
+        (b'{"format": "vtt-content", "format": "vtt-content"}', "twice"),
+        (_pack(colour="red"), "unknown parts"),
+        (_pack(content={"spells": {}}), "no content of kind: spells"),
+        (
+            _pack(content={"abilities": {"ice_lance": {**CASES["luck"]["ability"][1], "range": 999}}}),
+            "Ice Lance (abilities and spells): Range (squares): Must be at most 50.",
+        ),
+        (
+            _pack(content={"abilities": {"ice_lance": {**CASES["luck"]["ability"][1], "glow": 1}}}),
+            "Ice Lance (abilities and spells): Unknown fields: glow.",
+        ),
+        (b'{"a":' * 40 + b"1" + b"}" * 40, "nested too deeply"),
+        (_pack(version=7), "another version"),
+    ],
+)
 def test_a_bad_content_pack_is_refused_with_the_reason_and_nothing_is_written(client, gm, body, reason):
     campaign = make_campaign(gm, "luck")
     client.force_login(gm)

@@ -51,11 +51,22 @@ BAD_UPLOADS = {
     "decompression bomb": ("bomb.png", bomb_bytes(6000), images.TOO_LARGE),
     "just over the pixel limit": ("big.png", bomb_bytes(4500), images.TOO_LARGE),
     "a side over 4096 px": ("long.png", png_bytes((5000, 10)), images.TOO_LARGE),
-    "svg": ("map.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', images.NOT_IMAGE),
-    "html named png": ("innocent.png", b"<!doctype html><html><script>alert(document.cookie)</script></html>",
-                       images.NOT_IMAGE),
-    "gif": ("anim.gif", b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,"
-                        b"\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;", images.NOT_IMAGE),
+    "svg": (
+        "map.svg",
+        b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        images.NOT_IMAGE,
+    ),
+    "html named png": (
+        "innocent.png",
+        b"<!doctype html><html><script>alert(document.cookie)</script></html>",
+        images.NOT_IMAGE,
+    ),
+    "gif": (
+        "anim.gif",
+        b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,"
+        b"\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;",
+        images.NOT_IMAGE,
+    ),
     "empty file": ("empty.png", b"", None),
 }
 
@@ -92,8 +103,9 @@ def test_a_bad_portrait_is_refused_on_the_form_and_nothing_is_stored(as_user, gm
 @pytest.mark.parametrize("case", sorted(BAD_UPLOADS))
 def test_a_bad_map_is_refused_on_the_form_and_nothing_is_stored(as_user, gm, campaign, case):
     name, data, message = BAD_UPLOADS[case]
-    response = as_user(gm).post(reverse("map_library", args=[campaign.pk]),
-                                {"name": "Cellar", "image": upload(name, data)})
+    response = as_user(gm).post(
+        reverse("map_library", args=[campaign.pk]), {"name": "Cellar", "image": upload(name, data)}
+    )
     assert response.status_code == 400
     if message:
         assert message in response.content.decode()
@@ -105,25 +117,35 @@ def test_a_50_mb_upload_is_refused_without_being_decoded(as_user, gm, campaign, 
     opened = []
     monkeypatch.setattr(images.Image, "open", lambda *a, **k: opened.append(a))
     big = png_bytes() + b"\0" * (50 * 1024 * 1024)
-    response = as_user(gm).post(reverse("map_library", args=[campaign.pk]), {"name": "Huge", "image": upload("huge.png", big)})
+    response = as_user(gm).post(
+        reverse("map_library", args=[campaign.pk]), {"name": "Huge", "image": upload("huge.png", big)}
+    )
     assert response.status_code == 400
     assert images.TOO_BIG in response.content.decode()
     assert opened == [] and not MapImage.objects.exists() and stored_files() == []
 
 
 def test_a_bad_map_on_the_battle_page_changes_nothing(as_user, gm, campaign):
-    battle = Battle.objects.get(pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id)
+    battle = Battle.objects.get(
+        pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id
+    )
     name, data, message = BAD_UPLOADS["html named png"]
-    response = as_user(gm).post(reverse("battle_map", args=[battle.pk]), {"image": upload(name, data), "fit": "on"})
+    response = as_user(gm).post(
+        reverse("battle_map", args=[battle.pk]), {"image": upload(name, data), "fit": "on"}
+    )
     assert response.status_code == 400 and message in response.content.decode()
     battle.refresh_from_db()
     assert battle.map is None and not MapImage.objects.exists() and stored_files() == []
 
 
 def test_a_grid_needs_its_size_unless_the_map_is_stretched(as_user, gm, campaign):
-    battle = Battle.objects.get(pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id)
-    response = as_user(gm).post(reverse("battle_map", args=[battle.pk]),
-                                {"image": upload("m.png", png_bytes((800, 600))), "grid_cols": ""})
+    battle = Battle.objects.get(
+        pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id
+    )
+    response = as_user(gm).post(
+        reverse("battle_map", args=[battle.pk]),
+        {"image": upload("m.png", png_bytes((800, 600))), "grid_cols": ""},
+    )
     assert response.status_code == 400 and "Say how many squares" in response.content.decode()
     assert not MapImage.objects.exists() and stored_files() == []
 
@@ -131,14 +153,18 @@ def test_a_grid_needs_its_size_unless_the_map_is_stretched(as_user, gm, campaign
 # ---------------------------------------------------------------- what is stored
 
 
-def test_a_portrait_is_re_encoded_into_a_round_token_and_a_sheet_image_without_exif(as_user, player, campaign, pc):
+def test_a_portrait_is_re_encoded_into_a_round_token_and_a_sheet_image_without_exif(
+    as_user, player, campaign, pc
+):
     schema = campaign.ruleset_class.sheet_schema
     post = sheet_post(schema, pc.sheet, name="Aria", kind="pc", owner=str(player.pk))
     post["portrait_file"] = upload("me.jpg", jpeg_with_exif(), "image/jpeg")
     response = as_user(player).post(reverse("character_edit", args=[campaign.pk, pc.pk]), post)
     assert response.status_code == 302
     pc.refresh_from_db()
-    assert pc.portrait.name.startswith(f"campaigns/{campaign.pk}/portraits/") and pc.portrait.name.endswith("-sheet.webp")
+    assert pc.portrait.name.startswith(f"campaigns/{campaign.pk}/portraits/") and pc.portrait.name.endswith(
+        "-sheet.webp"
+    )
     with pc.portrait_token.open("rb") as f:
         token = Image.open(io.BytesIO(f.read()))
     assert token.format == "WEBP" and token.size == (images.TOKEN_SIZE, images.TOKEN_SIZE)
@@ -155,7 +181,9 @@ def test_a_portrait_is_re_encoded_into_a_round_token_and_a_sheet_image_without_e
     assert f'src="/media/{pc.portrait.name}"' in page
 
 
-def test_replacing_and_removing_a_portrait_deletes_the_old_files(as_user, gm, campaign, pc, django_capture_on_commit_callbacks):
+def test_replacing_and_removing_a_portrait_deletes_the_old_files(
+    as_user, gm, campaign, pc, django_capture_on_commit_callbacks
+):
     schema = campaign.ruleset_class.sheet_schema
     url = reverse("character_edit", args=[campaign.pk, pc.pk])
     post = sheet_post(schema, pc.sheet, name="Aria", kind="pc", owner=str(pc.owner_id))
@@ -184,7 +212,10 @@ def test_old_portrait_links_are_dropped_with_a_note(db, gm):
     migration.drop_portrait_links(apps, None)
     character.refresh_from_db()
     assert character.portrait.name == ""
-    assert "tracker.example/me.png" in character.portrait_notice and "Upload the picture" in character.portrait_notice
+    assert (
+        "tracker.example/me.png" in character.portrait_notice
+        and "Upload the picture" in character.portrait_notice
+    )
 
 
 # ---------------------------------------------------------------- who may see them
@@ -196,8 +227,9 @@ def other_campaign(db):
     return make_campaign(other_gm, name="Elsewhere")
 
 
-def test_media_is_served_to_members_only_with_its_type_and_nosniff(client, as_user, gm, player, observer, outsider,
-                                                                   campaign, other_campaign):
+def test_media_is_served_to_members_only_with_its_type_and_nosniff(
+    client, as_user, gm, player, observer, outsider, campaign, other_campaign
+):
     item = MapImage.create_from(campaign, "Bridge", images.map_from(io.BytesIO(png_bytes((640, 480)))))
     url = item.url
     assert url == f"/media/{item.image.name}"
@@ -213,11 +245,15 @@ def test_media_is_served_to_members_only_with_its_type_and_nosniff(client, as_us
         assert as_user(stranger).get(url).status_code == 404
 
 
-def test_a_player_asking_for_another_campaigns_map_or_portrait_gets_404(as_user, player, campaign, other_campaign):
+def test_a_player_asking_for_another_campaigns_map_or_portrait_gets_404(
+    as_user, player, campaign, other_campaign
+):
     elsewhere = make_character(other_campaign, "Secret NPC")
     elsewhere.set_portrait(images.portrait_from(io.BytesIO(png_bytes())))
     elsewhere.save()
-    secret_map = MapImage.create_from(other_campaign, "Lair", images.map_from(io.BytesIO(png_bytes((300, 300)))))
+    secret_map = MapImage.create_from(
+        other_campaign, "Lair", images.map_from(io.BytesIO(png_bytes((300, 300))))
+    )
     client = as_user(player)
     for url in (elsewhere.portrait_url, elsewhere.portrait_token_url, secret_map.url, secret_map.thumb_url):
         assert client.get(url).status_code == 404
@@ -226,10 +262,17 @@ def test_a_player_asking_for_another_campaigns_map_or_portrait_gets_404(as_user,
     assert client.get("/media/" + moved).status_code == 404
 
 
-@pytest.mark.parametrize("name", [
-    "../db.sqlite3", "campaigns/1/../../settings.py", "campaigns/1/maps/x.webp", "static/css/app.css",
-    "campaigns/1/maps/" + "a" * 32 + "-map.png", "campaigns/1/other/" + "a" * 32 + "-map.webp",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../db.sqlite3",
+        "campaigns/1/../../settings.py",
+        "campaigns/1/maps/x.webp",
+        "static/css/app.css",
+        "campaigns/1/maps/" + "a" * 32 + "-map.png",
+        "campaigns/1/other/" + "a" * 32 + "-map.webp",
+    ],
+)
 def test_media_names_of_any_other_shape_are_404(as_user, gm, campaign, name):
     assert as_user(gm).get("/media/" + name).status_code == 404
 
@@ -244,11 +287,20 @@ def test_uploads_never_land_in_static():
 
 
 def test_the_gm_puts_a_map_on_a_battle_and_players_see_it(as_user, gm, player, outsider, campaign):
-    battle = Battle.objects.get(pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id)
+    battle = Battle.objects.get(
+        pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id
+    )
     url = reverse("battle_map", args=[battle.pk])
     assert as_user(player).post(url, {"fit": "on"}).status_code == 403
-    response = as_user(gm).post(url, {"image": upload("crypt.webp", png_bytes((1600, 1200))), "grid_cols": "16",
-                                      "grid_offset_x": "50", "grid_offset_y": "0"})
+    response = as_user(gm).post(
+        url,
+        {
+            "image": upload("crypt.webp", png_bytes((1600, 1200))),
+            "grid_cols": "16",
+            "grid_offset_x": "50",
+            "grid_offset_y": "0",
+        },
+    )
     assert response.status_code == 302
     battle.refresh_from_db()
     assert battle.map is not None and battle.map.campaign_id == campaign.pk and battle.grid_cols == 16
@@ -265,9 +317,13 @@ def test_the_gm_puts_a_map_on_a_battle_and_players_see_it(as_user, gm, player, o
 
 
 def test_a_gm_cannot_pick_another_campaigns_map(as_user, gm, campaign, other_campaign):
-    battle = Battle.objects.get(pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id)
+    battle = Battle.objects.get(
+        pk=services.create_battle(campaign, gm, "Crypt", 8, 6, ruleset=campaign.ruleset).battle_id
+    )
     theirs = MapImage.create_from(other_campaign, "Lair", images.map_from(io.BytesIO(png_bytes((300, 300)))))
-    response = as_user(gm).post(reverse("battle_map", args=[battle.pk]), {"library": str(theirs.pk), "fit": "on"})
+    response = as_user(gm).post(
+        reverse("battle_map", args=[battle.pk]), {"library": str(theirs.pk), "fit": "on"}
+    )
     assert response.status_code == 400
     battle.refresh_from_db()
     assert battle.map is None
@@ -294,7 +350,10 @@ def test_an_s3_url_selects_django_storages_with_private_objects():
     assert options["access_key"] == "AKIA/X" and options["secret_key"] == "s3cr@t"
     assert options["endpoint_url"] == "https://minio.local:9000" and options["region_name"] == "eu-west-1"
     assert options["default_acl"] is None and options["file_overwrite"] is False
-    assert storage_from_url("s3+http://k:s@127.0.0.1:9000/b")["OPTIONS"]["endpoint_url"] == "http://127.0.0.1:9000"
+    assert (
+        storage_from_url("s3+http://k:s@127.0.0.1:9000/b")["OPTIONS"]["endpoint_url"]
+        == "http://127.0.0.1:9000"
+    )
 
 
 @pytest.mark.parametrize("url", ["ftp://x/bucket", "s3://key:secret@host/", "file:///tmp"])
@@ -313,11 +372,15 @@ def test_the_default_storage_is_the_local_file_system():
 
 def test_a_rows_board_gets_the_picture_as_its_backdrop(as_user, gm, player):
     campaign = make_campaign(gm, ruleset="paradigm", player=[player])
-    battle = Battle.objects.get(pk=services.create_battle(campaign, gm, "Hall", 4, 2, ruleset="paradigm").battle_id)
+    battle = Battle.objects.get(
+        pk=services.create_battle(campaign, gm, "Hall", 4, 2, ruleset="paradigm").battle_id
+    )
     page = as_user(gm).get(reverse("battle_map", args=[battle.pk])).content.decode()
     assert "Backdrop" in page and "Squares across the image" not in page
-    response = as_user(gm).post(reverse("battle_map", args=[battle.pk]),
-                                {"image": upload("hall.png", png_bytes((1200, 500))), "fit": "on"})
+    response = as_user(gm).post(
+        reverse("battle_map", args=[battle.pk]),
+        {"image": upload("hall.png", png_bytes((1200, 500))), "fit": "on"},
+    )
     assert response.status_code == 302
     battle.refresh_from_db()
     page = as_user(player).get(reverse("battle", args=[battle.pk])).content.decode()

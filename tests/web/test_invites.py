@@ -115,14 +115,20 @@ def test_point_4_the_invite_page_welcomes_with_who_invites_to_what_and_sign_up_f
 def test_point_4_the_invite_survives_sign_up_or_log_in_from_any_link(client, invite, link, django_user_model):
     join_url = reverse("join", args=[invite.token])
     if link == "signup":
-        data = {"username": "newbie", "password1": "a-long-pass-phrase-7", "password2": "a-long-pass-phrase-7"}
+        data = {
+            "username": "newbie",
+            "password1": "a-long-pass-phrase-7",
+            "password2": "a-long-pass-phrase-7",
+        }
     else:
         django_user_model.objects.create_user("newbie", password="a-long-pass-phrase-7")
         data = {"username": "newbie", "password": "a-long-pass-phrase-7"}
     response = client.post(reverse(link), {**data, "next": join_url})
     # Joining is done on submit: the new player lands on the campaign, told to make a character.
     assert response.status_code == 302 and response["Location"] == invite.campaign.get_absolute_url()
-    assert Membership.objects.filter(user__username="newbie", campaign=invite.campaign, role=Role.PLAYER).exists()
+    assert Membership.objects.filter(
+        user__username="newbie", campaign=invite.campaign, role=Role.PLAYER
+    ).exists()
     page = client.get(response["Location"]).content.decode()
     assert "Make your character" in page
 
@@ -145,7 +151,9 @@ def test_redeem_raises_with_the_reason(invite, outsider):
 
 
 def test_revoked_invite_is_gone(as_user, gm, invite):
-    response = as_user(gm).post(reverse("invite_revoke", args=[invite.campaign_id, invite.pk]), HTTP_HX_REQUEST="true")
+    response = as_user(gm).post(
+        reverse("invite_revoke", args=[invite.campaign_id, invite.pk]), HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200 and not Invite.objects.exists()
     assert as_user(gm).get(reverse("join", args=[invite.token])).status_code == 404
 
@@ -154,7 +162,12 @@ def test_signup_then_join_through_next(client, invite):
     join_url = reverse("join", args=[invite.token])
     response = client.post(
         reverse("signup"),
-        {"username": "newbie", "password1": "a-long-pass-phrase-7", "password2": "a-long-pass-phrase-7", "next": join_url},
+        {
+            "username": "newbie",
+            "password1": "a-long-pass-phrase-7",
+            "password2": "a-long-pass-phrase-7",
+            "next": join_url,
+        },
     )
     assert response.status_code == 302 and response["Location"] == invite.campaign.get_absolute_url()
     assert Membership.objects.filter(user__username="newbie", role=Role.PLAYER).exists()
@@ -164,7 +177,11 @@ def test_signup_then_join_through_next(client, invite):
 def test_signup_refuses_an_offsite_next(client, db):
     response = client.post(
         reverse("signup"),
-        {"username": "x1", "password1": "a-long-pass-phrase-7", "password2": "a-long-pass-phrase-7",
-         "next": "https://evil.example/"},
+        {
+            "username": "x1",
+            "password1": "a-long-pass-phrase-7",
+            "password2": "a-long-pass-phrase-7",
+            "next": "https://evil.example/",
+        },
     )
     assert response.status_code == 302 and response["Location"] == reverse("campaigns")

@@ -42,7 +42,12 @@ MATRIX = [
     ("campaign_edit", "post", "OPTIONS", (LOGIN, 404, 403, 403, 403, 302)),
     ("member_role", "post", {"role": "player"}, (LOGIN, 404, 403, 403, 403, 302)),
     ("member_role", "get", None, (LOGIN, 405, 405, 405, 405, 405)),
-    ("invite_create", "post", {"role": "player", "expires_in": "7", "max_uses": "3"}, (LOGIN, 404, 403, 403, 403, 302)),
+    (
+        "invite_create",
+        "post",
+        {"role": "player", "expires_in": "7", "max_uses": "3"},
+        (LOGIN, 404, 403, 403, 403, 302),
+    ),
     ("invite_revoke", "post", {}, (LOGIN, 404, 403, 403, 403, 302)),
     ("character_create", "get", None, (LOGIN, 404, 403, 200, 200, 200)),
     ("character:pc", "get", None, (LOGIN, 404, 200, 200, 200, 200)),

@@ -17,7 +17,9 @@ KEYS = sorted(RULESETS)
 
 
 def first_int_with_min(schema, minimum=None):
-    return next(f for f in schema if f.kind == "int" and f.min is not None and (minimum is None or f.min >= minimum))
+    return next(
+        f for f in schema if f.kind == "int" and f.min is not None and (minimum is None or f.min >= minimum)
+    )
 
 
 @pytest.fixture
@@ -89,8 +91,9 @@ def test_player_creates_own_pc_whatever_kind_and_owner_they_post(as_user, table,
 
 def test_gm_edits_a_players_character(as_user, gm, pc):
     schema = pc.ruleset_class.sheet_schema
-    data = sheet_post(schema, pc.sheet | {"hp": 150, "heavy_armor": True}, name="Aria II", kind="pc",
-                      owner=str(pc.owner_id))
+    data = sheet_post(
+        schema, pc.sheet | {"hp": 150, "heavy_armor": True}, name="Aria II", kind="pc", owner=str(pc.owner_id)
+    )
     response = as_user(gm).post(reverse("character_edit", args=[pc.campaign_id, pc.pk]), data)
     assert response.status_code == 302
     pc.refresh_from_db()
@@ -134,8 +137,11 @@ def test_content_fields_are_pickers_that_take_names_and_store_keys(as_user, gm, 
     schema = pc.ruleset_class.sheet_schema
     page = as_user(gm).get(reverse("character_edit", args=[pc.campaign_id, pc.pk])).content.decode()
     # A picker of the ruleset's content, shown by name (never by key).
-    assert 'type="checkbox" name="sheet_abilities" value="fire_bolt"' in page and ">\n Fire Bolt</label>" in page \
+    assert (
+        'type="checkbox" name="sheet_abilities" value="fire_bolt"' in page
+        and ">\n Fire Bolt</label>" in page
         or ('value="fire_bolt"' in page and "Fire Bolt" in page)
+    )
     data = sheet_post(schema, pc.sheet, name="Aria", kind="pc", owner=str(pc.owner_id))
     data["sheet_abilities"] = "Fire Bolt,  strike , "
     assert as_user(gm).post(reverse("character_edit", args=[pc.campaign_id, pc.pk]), data).status_code == 302
@@ -165,8 +171,10 @@ def test_point_1_the_model_refuses_unknown_content_too(gm):
     sheet = get_ruleset("paradigm").sheet_schema.defaults() | {"job": "Necromancer"}
     with pytest.raises(ValidationError) as exc:
         Character(campaign=campaign, name="X", sheet=sheet).full_clean()
-    assert any("Unknown current job: Necromancer. Choose from: Knight, Black Mage" in m
-               for m in exc.value.message_dict["sheet"])
+    assert any(
+        "Unknown current job: Necromancer. Choose from: Knight, Black Mage" in m
+        for m in exc.value.message_dict["sheet"]
+    )
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -177,7 +185,9 @@ def test_templates_are_offered_and_a_sheet_from_one_fights_at_once(as_user, tabl
     assert "Start from a template" in page
     for name in ruleset.heroes:
         assert f">{name}</a>" in page
-    monsters = as_user(gm).get(reverse("character_create", args=[campaign.pk]) + "?kind=monster").content.decode()
+    monsters = (
+        as_user(gm).get(reverse("character_create", args=[campaign.pk]) + "?kind=monster").content.decode()
+    )
     for name in ruleset.monsters:
         assert f">{name}</a>" in monsters
     hero = next(iter(ruleset.heroes))
@@ -192,7 +202,9 @@ def test_templates_are_offered_and_a_sheet_from_one_fights_at_once(as_user, tabl
     made = Character.objects.get(name=hero)
     assert made.sheet == sheet
     foe_name, foe_sheet = next(iter(character_templates(campaign, "monster").items()))
-    foe = Character.objects.create(campaign=campaign, name=foe_name, kind=CharacterKind.MONSTER, sheet=foe_sheet)
+    foe = Character.objects.create(
+        campaign=campaign, name=foe_name, kind=CharacterKind.MONSTER, sheet=foe_sheet
+    )
     result = setup.setup_battle(campaign, gm, "Test", 12, 10, [setup.Recruit(made), setup.Recruit(foe, 2)])
     assert result.ok, result.reason
     assert services.start_battle(result.battle_id, gm).ok

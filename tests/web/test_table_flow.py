@@ -45,8 +45,10 @@ def test_point_8_new_battle_with_party_and_two_monsters_in_one_submit(as_user, g
     monster = next(iter(get_ruleset(key).monsters))
     field = next(m for m in re.findall(r'name="(tpl_[a-z0-9-]+)"', page))
     assert monster in page
-    response = client.post(reverse("battle_new", args=[campaign.pk]),
-                           {"name": "At the Bridge", "width": "12", "height": "10", "party": "on", field: "2"})
+    response = client.post(
+        reverse("battle_new", args=[campaign.pk]),
+        {"name": "At the Bridge", "width": "12", "height": "10", "party": "on", field: "2"},
+    )
     battle = Battle.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("battle", args=[battle.pk])
     state = services.load_state(battle)
@@ -74,9 +76,10 @@ def test_point_8_a_refused_setup_writes_nothing(as_user, gm, player):
     campaign = _campaign_with_party(gm, player, "luck")
     pc = Character.objects.get()
     Character.objects.filter(pk=pc.pk).update(sheet=pc.sheet | {"weapons": ["excalibur"]})
-    response = as_user(gm).post(reverse("battle_new", args=[campaign.pk]),
-                                {"name": "Broken", "width": "12", "height": "10", "party": "on",
-                                 "tpl_cave-bear": "1"})
+    response = as_user(gm).post(
+        reverse("battle_new", args=[campaign.pk]),
+        {"name": "Broken", "width": "12", "height": "10", "party": "on", "tpl_cave-bear": "1"},
+    )
     page = response.content.decode()
     assert response.status_code == 200 and not Battle.objects.exists()
     # Point 1: the reason names the character and the valid choices.
@@ -101,10 +104,27 @@ def test_point_2_the_actor_sees_the_outcome_with_the_full_dice():
     names = {"a": "Kai", "g": "Goblin"}
     events = [
         ("ability.used", {"actor": "a", "targets": ["g"], "name": "Sword", "act": "ability"}),
-        ("luck.rolled", {"actor": "a", "target": "g", "total": 15, "outcome": "hit",
-                         "rolls": [{"expr": "1d20", "faces": [15], "total": 15, "purpose": "luck roll"}]}),
-        ("damage.rolled", {"actor": "a", "target": "g", "raw": 8, "crit": False, "times": 1,
-                           "rolls": [{"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"}]}),
+        (
+            "luck.rolled",
+            {
+                "actor": "a",
+                "target": "g",
+                "total": 15,
+                "outcome": "hit",
+                "rolls": [{"expr": "1d20", "faces": [15], "total": 15, "purpose": "luck roll"}],
+            },
+        ),
+        (
+            "damage.rolled",
+            {
+                "actor": "a",
+                "target": "g",
+                "raw": 8,
+                "crit": False,
+                "times": 1,
+                "rolls": [{"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"}],
+            },
+        ),
         ("damage.dealt", {"actor": "a", "target": "g", "amount": 8, "hp": 4, "ko": False}),
     ]
     assert outcome_text(events, names, set()) == "Hit! 8 damage to Goblin — 1d8+1 [7]+1."
@@ -130,29 +150,83 @@ def test_point_2_a_player_is_told_when_their_combatant_is_hit_or_gets_a_status()
 
 def test_point_9_damage_lines_show_the_whole_rolled_expression():
     names = {"a": "Kai", "g": "Goblin"}
-    luck = describe(5, "damage.rolled", {"actor": "a", "raw": 8, "times": 1, "rolls": [
-        {"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"}]}, names, set())
-    assert (luck["rolls"][0]["expr"], luck["rolls"][0]["bonus"], luck["rolls"][0]["total"]) == ("1d8+1", "+1", 8)
-    crit = describe(5, "damage.rolled", {"actor": "a", "raw": 18, "times": 2, "rolls": [
-        {"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"},
-        {"expr": "1d8", "faces": [9], "total": 9, "purpose": "damage"}]}, names, set())
+    luck = describe(
+        5,
+        "damage.rolled",
+        {
+            "actor": "a",
+            "raw": 8,
+            "times": 1,
+            "rolls": [{"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"}],
+        },
+        names,
+        set(),
+    )
+    assert (luck["rolls"][0]["expr"], luck["rolls"][0]["bonus"], luck["rolls"][0]["total"]) == (
+        "1d8+1",
+        "+1",
+        8,
+    )
+    crit = describe(
+        5,
+        "damage.rolled",
+        {
+            "actor": "a",
+            "raw": 18,
+            "times": 2,
+            "rolls": [
+                {"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"},
+                {"expr": "1d8", "faces": [9], "total": 9, "purpose": "damage"},
+            ],
+        },
+        names,
+        set(),
+    )
     assert [r["expr"] for r in crit["rolls"]] == ["1d8+1", "1d8+1"]
     # Mist and Paradigm: a raw total on the damage event; Action Block: base and bonus.
-    mist = describe(6, "damage.dealt", {"actor": "a", "target": "g", "amount": 30, "raw": 51, "rolls": [
-        {"expr": "2d20+20", "faces": [10, 11], "total": 41, "purpose": "damage"}]}, names, set())
+    mist = describe(
+        6,
+        "damage.dealt",
+        {
+            "actor": "a",
+            "target": "g",
+            "amount": 30,
+            "raw": 51,
+            "rolls": [{"expr": "2d20+20", "faces": [10, 11], "total": 41, "purpose": "damage"}],
+        },
+        names,
+        set(),
+    )
     assert mist["rolls"][0]["expr"] == "2d20+20+10" and mist["rolls"][0]["total"] == 51
     assert mist["rolls"][0]["bonus"] == "+20+10"
-    block = describe(7, "damage.dealt", {"actor": "a", "target": "g", "amount": 9, "base": 7, "bonus": 2, "rolls": [
-        {"expr": "2d6", "faces": [3, 4], "total": 7, "purpose": "damage"}]}, names, set())
+    block = describe(
+        7,
+        "damage.dealt",
+        {
+            "actor": "a",
+            "target": "g",
+            "amount": 9,
+            "base": 7,
+            "bonus": 2,
+            "rolls": [{"expr": "2d6", "faces": [3, 4], "total": 7, "purpose": "damage"}],
+        },
+        names,
+        set(),
+    )
     assert block["rolls"][0]["expr"] == "2d6+2"
 
 
 def test_point_9_a_luck_sword_hit_logs_1d8_plus_1_in_a_real_battle(gm, player):
     campaign = make_campaign(gm, ruleset="luck", player=[player])
-    fighter = Character.objects.create(campaign=campaign, name="Fighter", owner=player,
-                                       sheet=character_templates(campaign, "pc")["Fighter"])
-    bear = Character.objects.create(campaign=campaign, name="Bear", kind=CharacterKind.MONSTER,
-                                    sheet=character_templates(campaign, "monster")["Cave Bear"])
+    fighter = Character.objects.create(
+        campaign=campaign, name="Fighter", owner=player, sheet=character_templates(campaign, "pc")["Fighter"]
+    )
+    bear = Character.objects.create(
+        campaign=campaign,
+        name="Bear",
+        kind=CharacterKind.MONSTER,
+        sheet=character_templates(campaign, "monster")["Cave Bear"],
+    )
     battle_id = services.create_battle(campaign, gm, "Duel", 8, 8, ruleset="luck", seed=7).battle_id
     assert services.add_combatant(battle_id, gm, fighter, pos=[1, 1]).ok
     assert services.add_combatant(battle_id, gm, bear, pos=[2, 1]).ok
@@ -162,8 +236,15 @@ def test_point_9_a_luck_sword_hit_logs_1d8_plus_1_in_a_real_battle(gm, player):
         current = state.current()
         if current.name == "Fighter":
             bear_id = next(c.id for c in state.combatants.values() if c.name == "Bear")
-            r = services.submit_action(battle_id, gm, {"kind": "ability", "actor": current.id,
-                                                       "params": {"ability": "weapon:sword", "targets": [bear_id]}})
+            r = services.submit_action(
+                battle_id,
+                gm,
+                {
+                    "kind": "ability",
+                    "actor": current.id,
+                    "params": {"ability": "weapon:sword", "targets": [bear_id]},
+                },
+            )
             assert r.ok, r.reason
             seen += [describe(0, e.type, e.data, {}, set()) for e in r.events if e.type == "damage.rolled"]
             if seen:
@@ -195,17 +276,26 @@ def test_point_7_house_rules_speak_plainly_without_rule_ids_or_keys(as_user, gm,
 
 def test_point_7_log_lines_are_in_player_words():
     names = {"a": "Kai", "w": "Wolf"}
-    assert describe(1, "attack.declared", {"actor": "a", "targets": ["w"]}, names, set())["text"] == "Kai attacks Wolf."
-    assert describe(2, "phase.started", {"phase": "effect"}, names, set())["text"] == "The effect phase begins."
+    assert (
+        describe(1, "attack.declared", {"actor": "a", "targets": ["w"]}, names, set())["text"]
+        == "Kai attacks Wolf."
+    )
+    assert (
+        describe(2, "phase.started", {"phase": "effect"}, names, set())["text"] == "The effect phase begins."
+    )
     assert "(" not in describe(3, "something.odd", {"actor": "a", "target": "w"}, names, set())["text"][:4]
 
 
-def test_point_1_adding_a_character_with_unknown_content_says_who_and_what_beside_the_add_button(as_user, gm, player):
+def test_point_1_adding_a_character_with_unknown_content_says_who_and_what_beside_the_add_button(
+    as_user, gm, player
+):
     campaign = _campaign_with_party(gm, player, "luck")
     pc = Character.objects.get()
     Character.objects.filter(pk=pc.pk).update(sheet=pc.sheet | {"weapons": ["Excalibur"]})
     battle_id = services.create_battle(campaign, gm, "Add", 8, 8, ruleset="luck").battle_id
-    response = as_user(gm).post(reverse("battle_add", args=[battle_id]), {"character": pc.pk, "count": "1"}, **HX)
+    response = as_user(gm).post(
+        reverse("battle_add", args=[battle_id]), {"character": pc.pk, "count": "1"}, **HX
+    )
     text = response.content.decode()
     assert response.status_code == 422 and response["HX-Retarget"] == "#add-messages"
     assert f"{pc.name} cannot join: edit the sheet." in text
@@ -229,10 +319,26 @@ def test_point_7_a_sheet_shows_content_by_name_not_key(as_user, gm, player):
 
 
 def test_point_9_a_constant_in_the_dice_is_spelled_out_beside_the_bonus():
-    mist = describe(6, "damage.dealt", {"actor": "a", "target": "g", "amount": 30, "raw": 47, "rolls": [
-        {"expr": "2d20+10", "faces": [8, 19], "total": 37, "purpose": "damage"}]}, {}, set())
+    mist = describe(
+        6,
+        "damage.dealt",
+        {
+            "actor": "a",
+            "target": "g",
+            "amount": 30,
+            "raw": 47,
+            "rolls": [{"expr": "2d20+10", "faces": [8, 19], "total": 37, "purpose": "damage"}],
+        },
+        {},
+        set(),
+    )
     roll = mist["rolls"][0]
-    assert (roll["expr"], roll["faces"], roll["bonus"], roll["total"]) == ("2d20+10+10", "8, 19", "+10+10", 47)
+    assert (roll["expr"], roll["faces"], roll["bonus"], roll["total"]) == (
+        "2d20+10+10",
+        "8, 19",
+        "+10+10",
+        47,
+    )
 
 
 def test_point_8_outcome_lines_carry_the_change_they_tell_of(client, db):
@@ -241,8 +347,11 @@ def test_point_8_outcome_lines_carry_the_change_they_tell_of(client, db):
     users, _, battle = table()
     client.force_login(users["gm"])
     state = services.load_state(battle)
-    response = client.post(reverse("battle_act", args=[battle.pk]), {"kind": "gm.skip_turn",
-                                                                      "expected_seq": str(battle.seq)}, **HX)
+    response = client.post(
+        reverse("battle_act", args=[battle.pk]),
+        {"kind": "gm.skip_turn", "expected_seq": str(battle.seq)},
+        **HX,
+    )
     battle.refresh_from_db()
     assert response.status_code == 200
     assert f'data-seq="{battle.seq}"' in response.content.decode()

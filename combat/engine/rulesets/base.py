@@ -148,10 +148,18 @@ class CarryOver:
     field: str = ""
 
 
-HP_RESTORED = CarryOver("HP", False, "House rule (the source says nothing about healing between battles): "
-                        "every battle starts at the sheet's Max HP.")
-STATUSES_END = CarryOver("Statuses", False, "House rule (the source times statuses within a battle only): "
-                         "statuses still on when the battle ends are gone.")
+HP_RESTORED = CarryOver(
+    "HP",
+    False,
+    "House rule (the source says nothing about healing between battles): "
+    "every battle starts at the sheet's Max HP.",
+)
+STATUSES_END = CarryOver(
+    "Statuses",
+    False,
+    "House rule (the source times statuses within a battle only): "
+    "statuses still on when the battle ends are gone.",
+)
 
 
 class Ruleset:
@@ -381,7 +389,9 @@ def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs:
             totals[cid] = r.total
         return totals
 
-    return order_with_rolloffs(ids, {cid: [-scores[cid][0], -scores[cid][1]] for cid in ids}, roll_off, max_rolloffs)
+    return order_with_rolloffs(
+        ids, {cid: [-scores[cid][0], -scores[cid][1]] for cid in ids}, roll_off, max_rolloffs
+    )
 
 
 def order_with_rolloffs(ids: list[str], keys: dict[str, list], roll_off, max_rounds: int = 20) -> list[str]:

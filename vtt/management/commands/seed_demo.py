@@ -27,6 +27,7 @@ USERS = (
     ("bob", "bob-demo-pass", False),
 )
 
+
 def sheet_from(ruleset, changes: dict[str, Any]) -> dict[str, Any] | None:
     """Defaults with ``changes`` applied; changes the schema refuses are dropped."""
     schema = ruleset.sheet_schema
@@ -81,7 +82,8 @@ class Command(BaseCommand):
         gm = users["gm"]
         for key, ruleset in RULESETS.items():
             campaign, created = Campaign.objects.get_or_create(
-                owner=gm, name=f"Demo: {ruleset.name}",
+                owner=gm,
+                name=f"Demo: {ruleset.name}",
                 defaults={"ruleset": key, "options": ruleset.default_options()},
             )
             created_any |= created
@@ -95,10 +97,14 @@ class Command(BaseCommand):
             heroes = heroes_for(ruleset)
             for i, (username, name) in enumerate(zip(("alice", "bob"), party_for(ruleset), strict=False)):
                 sheet = heroes[i] if i < len(heroes) else {}
-                created_any |= self._character(campaign, ruleset, name, CharacterKind.PC, users[username], sheet)
+                created_any |= self._character(
+                    campaign, ruleset, name, CharacterKind.PC, users[username], sheet
+                )
             for name, changes in monsters_for(ruleset).items():
                 created_any |= self._character(campaign, ruleset, name, CharacterKind.MONSTER, None, changes)
-        self.stdout.write(("Demo loaded." if created_any else "Demo already loaded; nothing changed.") + " Logins:")
+        self.stdout.write(
+            ("Demo loaded." if created_any else "Demo already loaded; nothing changed.") + " Logins:"
+        )
         for username, password, admin in USERS:
             role = "game master, admin" if admin else "player"
             self.stdout.write(f"  {username} / {password}  ({role})")

@@ -65,9 +65,14 @@ def apply_block_started(state: BattleState, d: dict[str, Any]) -> None:
 
 
 APPLIERS = {
-    "stance.entered": apply_extra, "spell.cast": apply_extra, "spell.activated": apply_extra,
-    "shield.used": apply_extra, "turn.prepared": apply_extra, "pdr.damaged": apply_resources,
-    "points.drained": apply_resources, "block.started": apply_block_started,
+    "stance.entered": apply_extra,
+    "spell.cast": apply_extra,
+    "spell.activated": apply_extra,
+    "shield.used": apply_extra,
+    "turn.prepared": apply_extra,
+    "pdr.damaged": apply_resources,
+    "points.drained": apply_resources,
+    "block.started": apply_block_started,
 }
 
 
@@ -81,9 +86,16 @@ class ActionBlock(Ruleset):
     options = OPTIONS
     sheet_schema = SHEET
     actions = {
-        "attack": P.act_attack, "grapple": P.act_grapple, "break_free": P.act_break_free, "move": P.act_move,
-        "cast_spell": S.act_cast, "echo_spell": S.act_echo, "activate_spell": S.act_activate,
-        "charisma": S.act_charisma, "release": P.act_release, "brace": P.act_brace,
+        "attack": P.act_attack,
+        "grapple": P.act_grapple,
+        "break_free": P.act_break_free,
+        "move": P.act_move,
+        "cast_spell": S.act_cast,
+        "echo_spell": S.act_echo,
+        "activate_spell": S.act_activate,
+        "charisma": S.act_charisma,
+        "release": P.act_release,
+        "brace": P.act_brace,
     }
     appliers = APPLIERS
     content = STARTER
@@ -99,7 +111,7 @@ class ActionBlock(Ruleset):
         "Ghost Power never makes one.",
         "Spells hit without a to-hit roll and are reduced by Spell Damage Reduction.",
         "The Charisma Rolls are 2d6 + Charisma, plus the skill's bonus on offense.",
-        "Damage counts as \"any damage\" when it is above 0.",
+        'Damage counts as "any damage" when it is above 0.',
         "A grapple blocks both sides' Movement actions and ends when either falls; a grappled character may try "
         "to Break Free as its Offensive action.",
         "Obstruct Movement is offered to able enemies within 5 ft of the mover, each at most once per move, and "
@@ -109,8 +121,12 @@ class ActionBlock(Ruleset):
         "them).",
     )
     carry_over = (
-        CarryOver("Speed and Strength Points", False, 'The source: "Each character starts battle with their '
-                  '[Current Speed Points] and [Current Strength Points] restored."'),
+        CarryOver(
+            "Speed and Strength Points",
+            False,
+            'The source: "Each character starts battle with their '
+            '[Current Speed Points] and [Current Strength Points] restored."',
+        ),
         HP_RESTORED,
         STATUSES_END,
     )
@@ -124,9 +140,19 @@ class ActionBlock(Ruleset):
         """Resources before the battle starts: the battle maxima (BLOCK-RES-1..3) and PDR."""
         hp = int(sheet.get("hp", 1))
         extra: dict[str, Any] = {}
-        return {"hp": hp, "max_hp": hp, "extra": {},
-                "resources": {"speed": R.battle_speed(extra, sheet), "strength": R.battle_strength(extra, sheet),
-                              "pdr": R.undamaged_pdr(extra, sheet), "offensive": 0, "movement": 0, "verbal": 0}}
+        return {
+            "hp": hp,
+            "max_hp": hp,
+            "extra": {},
+            "resources": {
+                "speed": R.battle_speed(extra, sheet),
+                "strength": R.battle_strength(extra, sheet),
+                "pdr": R.undamaged_pdr(extra, sheet),
+                "offensive": 0,
+                "movement": 0,
+                "verbal": 0,
+            },
+        }
 
     def hp_fields(self, c: Combatant, hp: int) -> dict[str, Any]:
         """BLOCK-HP-2: the dead stay dead whatever their HP is set to."""
@@ -151,7 +177,10 @@ class ActionBlock(Ruleset):
     def _restore(self, ctx: Ctx, pdr: bool = False) -> None:
         state = ctx.state
         for c in state.combatants.values():
-            res = {"speed": R.battle_speed(state.extra, c.sheet), "strength": R.battle_strength(state.extra, c.sheet)}
+            res = {
+                "speed": R.battle_speed(state.extra, c.sheet),
+                "strength": R.battle_strength(state.extra, c.sheet),
+            }
             if pdr:
                 res["pdr"] = R.undamaged_pdr(state.extra, c.sheet)
             ctx.emit("resources.set", combatant=c.id, reason="battle maxima", resources=res)
@@ -174,6 +203,7 @@ class ActionBlock(Ruleset):
 
     def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
         """Timed statuses count down at the end of their bearer's turn."""
+
         def timed(key: str) -> bool:
             d = P.defn(ctx.state, "statuses", key)
             return d is None or bool(d["timed"])
@@ -191,8 +221,13 @@ class ActionBlock(Ruleset):
                 return None
             if choice == "obstruct" and o is not None:
                 d = next(d for d in P.all_defs(state, "defenses").values() if d["kind"] == "obstruct")
-                ctx.emit("movement.obstructed", actor=o.id, mover=job["actor"], at=job["path"][job["at"]],
-                         spend=P.spend(None, P.cost_of(d)))
+                ctx.emit(
+                    "movement.obstructed",
+                    actor=o.id,
+                    mover=job["actor"],
+                    at=job["path"][job["at"]],
+                    spend=P.spend(None, P.cost_of(d)),
+                )
                 return None
             job["asked"] = [*job["asked"], o.id if o else ""]
             P.run_move(ctx, job)
@@ -200,12 +235,16 @@ class ActionBlock(Ruleset):
         t = state.combatants.get(job.get("t", ""))
         if step == "insanity":
             if choice == "insane" and t is not None and t.alive:
-                ctx.emit("status.applied", combatant=t.id, status="insane", power=job.get("roll", 0), duration=1)
+                ctx.emit(
+                    "status.applied", combatant=t.id, status="insane", power=job.get("roll", 0), duration=1
+                )
             job.pop("roll", None)
         elif step == "dodge":
             if choice == "dodge" and t is not None:
                 d = P.defn(state, "defenses", "dodge")
-                ctx.emit("dodge.declared", actor=t.id, against=job["actor"], spend=P.spend(None, P.cost_of(d)))
+                ctx.emit(
+                    "dodge.declared", actor=t.id, against=job["actor"], spend=P.spend(None, P.cost_of(d))
+                )
             if t is not None and P.roll_hit(ctx, job, dodged=choice == "dodge"):
                 return None
         elif step == "block":
@@ -223,15 +262,35 @@ class ActionBlock(Ruleset):
     def legal_actions(self, state: BattleState, c: Combatant) -> list[ActionOption]:
         out: list[ActionOption] = []
 
-        def add(kind: str, label: str, slot: str | None, cost: dict[str, int], targets=None, squares=None,
-                params=None, why: str | None = None, paths=None) -> None:
+        def add(
+            kind: str,
+            label: str,
+            slot: str | None,
+            cost: dict[str, int],
+            targets=None,
+            squares=None,
+            params=None,
+            why: str | None = None,
+            paths=None,
+        ) -> None:
             why = why or P.slot_gate(state, c, slot, cost)
             if why is None and targets is not None and not targets:
                 why = "No target in range."
             if why is None and squares is not None and not squares:
                 why = "Nowhere to move."
-            out.append(ActionOption(kind, label, {k: v for k, v in cost.items() if v}, targets or [], squares or [],
-                                    why is None, why or "", params or {}, paths=paths or {}))
+            out.append(
+                ActionOption(
+                    kind,
+                    label,
+                    {k: v for k, v in cost.items() if v},
+                    targets or [],
+                    squares or [],
+                    why is None,
+                    why or "",
+                    params or {},
+                    paths=paths or {},
+                )
+            )
 
         for key, w in R.weapons_of(state.extra, c.sheet):
             targets = P.attack_targets(state, c, P.weapon_range(w))
@@ -240,12 +299,27 @@ class ActionBlock(Ruleset):
             for mkey in c.sheet.get("attack_modifiers", ()):
                 m = P.defn(state, "attack_modifiers", mkey)
                 if m and m["applies_to"] in ("any", family):
-                    add("attack", f"Attack: {w['name']} ({m['name']})", "offensive", P.cost_of(w, m), targets,
-                        params={"weapon": key, "modifiers": [mkey]})
-        grapple_targets = [t for t in P.attack_targets(state, c, R.MELEE_RANGE_FT)
-                           if "grappled" not in state.combatants[t].statuses]
-        add("grapple", "Initiate Grapple", "offensive", P.GRAPPLE_COST, grapple_targets,
-            why="Already grappling." if "grappling" in c.statuses else None)
+                    add(
+                        "attack",
+                        f"Attack: {w['name']} ({m['name']})",
+                        "offensive",
+                        P.cost_of(w, m),
+                        targets,
+                        params={"weapon": key, "modifiers": [mkey]},
+                    )
+        grapple_targets = [
+            t
+            for t in P.attack_targets(state, c, R.MELEE_RANGE_FT)
+            if "grappled" not in state.combatants[t].statuses
+        ]
+        add(
+            "grapple",
+            "Initiate Grapple",
+            "offensive",
+            P.GRAPPLE_COST,
+            grapple_targets,
+            why="Already grappling." if "grappling" in c.statuses else None,
+        )
         if "grappled" in c.statuses:
             add("break_free", "Break free", "offensive", P.BREAK_FREE_COST)
         paths = P.move_paths_for(state, c) if c.pos is not None else {}
@@ -253,17 +327,34 @@ class ActionBlock(Ruleset):
         for key in c.sheet.get("abilities", ()):
             spell = P.defn(state, "spells", key)
             if spell is not None:
-                add("cast_spell", f"Cast Spell: {spell['name']}", "verbal", P.cost_of(spell), params={"spell": key})
+                add(
+                    "cast_spell",
+                    f"Cast Spell: {spell['name']}",
+                    "verbal",
+                    P.cost_of(spell),
+                    params={"spell": key},
+                )
                 for mkey in c.sheet.get("spell_modifiers", ()):
                     m = P.defn(state, "spell_modifiers", mkey)
                     if m:
-                        add("cast_spell", f"Cast Spell: {spell['name']} ({m['name']})", "verbal",
-                            P.cost_of(spell, m), params={"spell": key, "modifiers": [mkey]})
+                        add(
+                            "cast_spell",
+                            f"Cast Spell: {spell['name']} ({m['name']})",
+                            "verbal",
+                            P.cost_of(spell, m),
+                            params={"spell": key, "modifiers": [mkey]},
+                        )
                 continue
             skill = P.defn(state, "charisma_skills", key)
             if skill is not None:
-                add("charisma", f"Charisma: {skill['name']}", "verbal", P.cost_of(skill),
-                    S.charisma_targets(state, c, skill), params={"skill": key})
+                add(
+                    "charisma",
+                    f"Charisma: {skill['name']}",
+                    "verbal",
+                    P.cost_of(skill),
+                    S.charisma_targets(state, c, skill),
+                    params={"skill": key},
+                )
         last = c.extra.get("last_spell")
         if last:
             spell = P.defn(state, "spells", last["spell"])
@@ -272,10 +363,20 @@ class ActionBlock(Ruleset):
         reach = S.spell_reach(state, c)
         if reach is not None:
             spell, _, feet, _ = reach
-            add("activate_spell", f"Activate Spell: {spell['name']}", None, {},
-                S.spell_targets(state, c, spell, feet))
+            add(
+                "activate_spell",
+                f"Activate Spell: {spell['name']}",
+                None,
+                {},
+                S.spell_targets(state, c, spell, feet),
+            )
         if "grappling" in c.statuses:
             add("release", "Release grapple", None, {})
-        add("brace", "Brace (PDR +1, once per Action Block)", None, P.BRACE_COST,
-            why="Brace is once per Action Block." if c.extra.get("braced_block") else None)
+        add(
+            "brace",
+            "Brace (PDR +1, once per Action Block)",
+            None,
+            P.BRACE_COST,
+            why="Brace is once per Action Block." if c.extra.get("braced_block") else None,
+        )
         return out

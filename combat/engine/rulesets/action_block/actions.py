@@ -42,8 +42,12 @@ def all_defs(state: BattleState, kind: str) -> dict[str, dict[str, Any]]:
 
 def check_sheet(state: BattleState, sheet: dict[str, Any]) -> str | None:
     """A sheet may only name defined content (its weapons, armor, abilities and modifiers)."""
-    for field, kinds in (("weapons", ("weapons",)), ("abilities", ("spells", "charisma_skills")),
-                         ("attack_modifiers", ("attack_modifiers",)), ("spell_modifiers", ("spell_modifiers",))):
+    for field, kinds in (
+        ("weapons", ("weapons",)),
+        ("abilities", ("spells", "charisma_skills")),
+        ("attack_modifiers", ("attack_modifiers",)),
+        ("spell_modifiers", ("spell_modifiers",)),
+    ):
         unknown = [k for k in sheet.get(field, ()) if all(defn(state, kd, k) is None for kd in kinds)]
         if unknown:
             return f"Unknown {field.replace('_', ' ')}: {', '.join(unknown)}."
@@ -57,7 +61,10 @@ def clean_pack(pack: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
 
 
 def cost_of(*defs: dict[str, Any]) -> dict[str, int]:
-    return {"speed": sum(d.get("speed_cost", 0) for d in defs), "strength": sum(d.get("strength_cost", 0) for d in defs)}
+    return {
+        "speed": sum(d.get("speed_cost", 0) for d in defs),
+        "strength": sum(d.get("strength_cost", 0) for d in defs),
+    }
 
 
 def cost_gate(c: Combatant, cost: dict[str, int]) -> str | None:
@@ -105,11 +112,12 @@ def weapon_range(w: dict[str, Any]) -> int:
 
 
 def attack_targets(state: BattleState, c: Combatant, feet: int) -> list[str]:
-    return [t.id for t in state.combatants.values()
-            if t.side != c.side and t.alive and in_range(c, t, feet)]
+    return [t.id for t in state.combatants.values() if t.side != c.side and t.alive and in_range(c, t, feet)]
 
 
-def pick_targets(state: BattleState, c: Combatant, raw: Any, allowed: list[str], most: int) -> list[str] | Refusal:
+def pick_targets(
+    state: BattleState, c: Combatant, raw: Any, allowed: list[str], most: int
+) -> list[str] | Refusal:
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
@@ -125,7 +133,9 @@ def pick_targets(state: BattleState, c: Combatant, raw: Any, allowed: list[str],
     return list(raw)
 
 
-def mods_for(state: BattleState, c: Combatant, raw: Any, kind: str, field: str) -> list[tuple[str, dict]] | Refusal:
+def mods_for(
+    state: BattleState, c: Combatant, raw: Any, kind: str, field: str
+) -> list[tuple[str, dict]] | Refusal:
     if raw is None:
         raw = []
     if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw) or len(set(raw)) != len(raw):
@@ -162,12 +172,28 @@ def act_attack(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     targets = pick_targets(state, c, p.get("targets"), attack_targets(state, c, weapon_range(w)), most)
     if isinstance(targets, Refusal):
         return targets
-    ctx.emit("attack.declared", actor=c.id, weapon=key, name=w["name"], modifiers=[k for k, _ in mods],
-             targets=targets, spend=spend("offensive", cost))
+    ctx.emit(
+        "attack.declared",
+        actor=c.id,
+        weapon=key,
+        name=w["name"],
+        modifiers=[k for k, _ in mods],
+        targets=targets,
+        spend=spend("offensive", cost),
+    )
     if w["kind"] == "shield":
         ctx.emit("shield.used", combatant=c.id, extra={"shield_used": True})
-    run_targets(ctx, {"kind": "attack", "actor": c.id, "weapon": key, "mods": [k for k, _ in mods],
-                      "targets": targets, "i": 0})
+    run_targets(
+        ctx,
+        {
+            "kind": "attack",
+            "actor": c.id,
+            "weapon": key,
+            "mods": [k for k, _ in mods],
+            "targets": targets,
+            "i": 0,
+        },
+    )
     return None
 
 
@@ -179,7 +205,11 @@ def act_grapple(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return Refusal(why)
     if "grappling" in c.statuses:
         return Refusal(f"{c.name} is already grappling.")
-    allowed = [t for t in attack_targets(state, c, R.MELEE_RANGE_FT) if "grappled" not in state.combatants[t].statuses]
+    allowed = [
+        t
+        for t in attack_targets(state, c, R.MELEE_RANGE_FT)
+        if "grappled" not in state.combatants[t].statuses
+    ]
     targets = pick_targets(state, c, action.params.get("targets"), allowed, 1)
     if isinstance(targets, Refusal):
         return targets
@@ -202,12 +232,22 @@ def run_targets(ctx: Ctx, job: dict[str, Any]) -> None:
         if t.able and dodge and dodge["kind"] == "dodge" and cost_gate(t, cost_of(dodge)) is None:
             passive, active = evasions(state, t)
             what = "attack" if job["kind"] == "attack" else "grapple"
-            options = [{"key": "dodge", "label": f"Dodge: Active Evasion {active} instead of Passive {passive} "
-                                                 f"({dodge['speed_cost']} Speed, {dodge['strength_cost']} Strength)"},
-                       {"key": "none", "label": f"No dodge (Passive Evasion {passive})"}]
-            ctx.open_decision(t.id, f"{actor.name} is about to {what} {t.name}. Dodge? (BLOCK-DEF-1)", options,
-                              default="dodge" if active > passive else "none",
-                              trigger=f"{actor.name}: {what}", resume={**job, "step": "dodge"})
+            options = [
+                {
+                    "key": "dodge",
+                    "label": f"Dodge: Active Evasion {active} instead of Passive {passive} "
+                    f"({dodge['speed_cost']} Speed, {dodge['strength_cost']} Strength)",
+                },
+                {"key": "none", "label": f"No dodge (Passive Evasion {passive})"},
+            ]
+            ctx.open_decision(
+                t.id,
+                f"{actor.name} is about to {what} {t.name}. Dodge? (BLOCK-DEF-1)",
+                options,
+                default="dodge" if active > passive else "none",
+                trigger=f"{actor.name}: {what}",
+                resume={**job, "step": "dodge"},
+            )
             return
         if roll_hit(ctx, job, dodged=False):
             return
@@ -227,10 +267,21 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
         base = ctx.roll("2d6", "to hit").total
         bonus = R.to_hit_bonus(actor.sheet, None)
         hit = R.is_hit(base + bonus, evasion)
-        ctx.emit("grapple.rolled", actor=actor.id, target=t.id, base=base, bonus=bonus, total=base + bonus,
-                 evasion=evasion, dodged=dodged, hit=hit)
+        ctx.emit(
+            "grapple.rolled",
+            actor=actor.id,
+            target=t.id,
+            base=base,
+            bonus=bonus,
+            total=base + bonus,
+            evasion=evasion,
+            dodged=dodged,
+            hit=hit,
+        )
         if hit:
-            ctx.emit("status.applied", combatant=actor.id, status="grappling", power=0, duration=1, holds=t.id)
+            ctx.emit(
+                "status.applied", combatant=actor.id, status="grappling", power=0, duration=1, holds=t.id
+            )
             ctx.emit("status.applied", combatant=t.id, status="grappled", power=0, duration=1, by_id=actor.id)
         return False
     w = defn(state, "weapons", job["weapon"])
@@ -239,17 +290,32 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
     bonus = R.to_hit_bonus(actor.sheet, w, mods)
     hit = R.is_hit(base + bonus, evasion)
     crit = R.is_crit(base, hit)
-    ctx.emit("attack.rolled", actor=actor.id, target=t.id, base=base, bonus=bonus, total=base + bonus,
-             evasion=evasion, dodged=dodged, hit=hit, crit=crit)
+    ctx.emit(
+        "attack.rolled",
+        actor=actor.id,
+        target=t.id,
+        base=base,
+        bonus=bonus,
+        total=base + bonus,
+        evasion=evasion,
+        dodged=dodged,
+        hit=hit,
+        crit=crit,
+    )
     if not hit:
         return False
     job = {**job, "crit": crit}
     options = block_options(state, t)
     if t.able and options and not t.extra.get("guard"):
-        ctx.open_decision(t.id, f"{actor.name}'s {w['name']} hits {t.name}{' (critical)' if crit else ''}. "
-                                f"Block before the damage roll? (BLOCK-DEF-2)",
-                          options + [{"key": "none", "label": "No block"}], default="none",
-                          trigger=f"{actor.name}: {w['name']}", resume={**job, "step": "block"})
+        ctx.open_decision(
+            t.id,
+            f"{actor.name}'s {w['name']} hits {t.name}{' (critical)' if crit else ''}. "
+            f"Block before the damage roll? (BLOCK-DEF-2)",
+            options + [{"key": "none", "label": "No block"}],
+            default="none",
+            trigger=f"{actor.name}: {w['name']}",
+            resume={**job, "step": "block"},
+        )
         return True
     return roll_damage(ctx, job)
 
@@ -266,10 +332,16 @@ def block_options(state: BattleState, t: Combatant) -> list[dict[str, str]]:
     for combo in combos:
         cost = cost_of(*[d for _, d in combo])
         if cost_gate(t, cost) is None:
-            pdr = sum(d["pdr"] for _, d in combo) + (shield or 0) * sum(1 for _, d in combo if d["kind"] == "shield_block")
-            out.append({"key": "+".join(k for k, _ in combo),
-                        "label": f"{' + '.join(d['name'] for _, d in combo)}: PDR +{pdr} "
-                                 f"({cost['speed']} Speed, {cost['strength']} Strength)"})
+            pdr = sum(d["pdr"] for _, d in combo) + (shield or 0) * sum(
+                1 for _, d in combo if d["kind"] == "shield_block"
+            )
+            out.append(
+                {
+                    "key": "+".join(k for k, _ in combo),
+                    "label": f"{' + '.join(d['name'] for _, d in combo)}: PDR +{pdr} "
+                    f"({cost['speed']} Speed, {cost['strength']} Strength)",
+                }
+            )
     return out
 
 
@@ -287,8 +359,15 @@ def take_block(ctx: Ctx, t: Combatant, choice: str) -> None:
     defs = [defn(state, "defenses", k) for k in keys]
     shield = shield_pdr(state, t) or 0
     pdr = sum(d["pdr"] + (shield if d["kind"] == "shield_block" else 0) for d in defs)
-    ctx.emit("stance.entered", combatant=t.id, actor=t.id, stance=choice, pdr=pdr,
-             extra={"guard": {"stance": choice, "pdr": pdr}}, spend=spend(None, cost_of(*defs)))
+    ctx.emit(
+        "stance.entered",
+        combatant=t.id,
+        actor=t.id,
+        stance=choice,
+        pdr=pdr,
+        extra={"guard": {"stance": choice, "pdr": pdr}},
+        spend=spend(None, cost_of(*defs)),
+    )
 
 
 def roll_damage(ctx: Ctx, job: dict[str, Any]) -> bool:
@@ -302,10 +381,26 @@ def roll_damage(ctx: Ctx, job: dict[str, Any]) -> bool:
     guard = (t.extra.get("guard") or {}).get("pdr", 0) + (t.extra.get("brace") or 0)
     kind, reduction = R.reduction_for(w["kind"], t.resources.get("pdr", 0), t.sheet, guard)
     amount = R.damage_dealt(base, bonus, reduction, job.get("crit", False))
-    paused = deal(ctx, actor, t, amount, job, base=base, bonus=bonus, reduction=reduction, reduced_by=kind,
-                  crit=job.get("crit", False), weapon=job["weapon"])
+    paused = deal(
+        ctx,
+        actor,
+        t,
+        amount,
+        job,
+        base=base,
+        bonus=bonus,
+        reduction=reduction,
+        reduced_by=kind,
+        crit=job.get("crit", False),
+        weapon=job["weapon"],
+    )
     if w["pdr_damage"] and t.alive and t.resources.get("pdr", 0) > 0:
-        ctx.emit("pdr.damaged", combatant=t.id, by=actor.id, resources={"pdr": max(0, t.resources["pdr"] - w["pdr_damage"])})
+        ctx.emit(
+            "pdr.damaged",
+            combatant=t.id,
+            by=actor.id,
+            resources={"pdr": max(0, t.resources["pdr"] - w["pdr_damage"])},
+        )
     return paused
 
 
@@ -315,7 +410,9 @@ def deal(ctx: Ctx, actor: Combatant, t: Combatant, amount: int, job: dict[str, A
     was_down = t.ko
     hp = old - amount
     dead = was_down and amount > 0
-    ctx.emit("damage.dealt", actor=actor.id, target=t.id, amount=amount, hp=hp, ko=hp <= 0, alive=not dead, **info)
+    ctx.emit(
+        "damage.dealt", actor=actor.id, target=t.id, amount=amount, hp=hp, ko=hp <= 0, alive=not dead, **info
+    )
     if hp <= 0:
         end_grapples(ctx, t)
     gp = int(t.sheet.get("ghost_power", 0))
@@ -323,11 +420,16 @@ def deal(ctx: Ctx, actor: Combatant, t: Combatant, amount: int, job: dict[str, A
     crossed = gp > 0 and gp > hp and amount > 0 and (every_hit or old >= gp)
     if not dead and crossed and ctx.state.options.get("insanity", "gm_prompt") == "gm_prompt":
         r = ctx.roll("2d6", "insanity roll")
-        ctx.open_decision(t.id, f"{t.name}'s HP fell to {hp}, below Ghost Power {gp}. Insanity Roll: {r.total}. "
-                                f"GM: rule on it (BLOCK-INS-1).",
-                          [{"key": "steady", "label": "No effect"}, {"key": "insane", "label": "Insane"}],
-                          default="steady", trigger=f"{actor.name}: damage", gm_only=True,
-                          resume={**job, "step": "insanity", "roll": r.total})
+        ctx.open_decision(
+            t.id,
+            f"{t.name}'s HP fell to {hp}, below Ghost Power {gp}. Insanity Roll: {r.total}. "
+            f"GM: rule on it (BLOCK-INS-1).",
+            [{"key": "steady", "label": "No effect"}, {"key": "insane", "label": "Insane"}],
+            default="steady",
+            trigger=f"{actor.name}: damage",
+            gm_only=True,
+            resume={**job, "step": "insanity", "roll": r.total},
+        )
         return True
     return False
 
@@ -358,8 +460,16 @@ def act_break_free(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     bonus = R.to_hit_bonus(c.sheet, None)
     evasion = R.passive_evasion(state.extra, holder.sheet) if holder else 0
     ok = r + bonus >= evasion
-    ctx.emit("grapple.break_attempted", actor=c.id, base=r, bonus=bonus, total=r + bonus, evasion=evasion, freed=ok,
-             spend=spend("offensive", BREAK_FREE_COST))
+    ctx.emit(
+        "grapple.break_attempted",
+        actor=c.id,
+        base=r,
+        bonus=bonus,
+        total=r + bonus,
+        evasion=evasion,
+        freed=ok,
+        spend=spend("offensive", BREAK_FREE_COST),
+    )
     if ok:
         end_grapples(ctx, c)
     return None
@@ -381,8 +491,15 @@ def act_brace(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     why = cost_gate(c, BRACE_COST)
     if why:
         return Refusal(why)
-    ctx.emit("stance.entered", combatant=c.id, actor=c.id, stance="brace", pdr=BRACE_PDR,
-             extra={"brace": BRACE_PDR, "braced_block": True}, spend=spend(None, BRACE_COST))
+    ctx.emit(
+        "stance.entered",
+        combatant=c.id,
+        actor=c.id,
+        stance="brace",
+        pdr=BRACE_PDR,
+        extra={"brace": BRACE_PDR, "braced_block": True},
+        spend=spend(None, BRACE_COST),
+    )
     return None
 
 
@@ -408,18 +525,28 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return Refusal(why)
     allowance = move_squares(c)
     blocked, no_stop = obstacles(state, c)
-    path = chosen_path(action.params, (c.pos[0], c.pos[1]), state.width, state.height, blocked, no_stop, allowance,
-                       max_len=60)
+    path = chosen_path(
+        action.params,
+        (c.pos[0], c.pos[1]),
+        state.width,
+        state.height,
+        blocked,
+        no_stop,
+        allowance,
+        max_len=60,
+    )
     if isinstance(path, str):
         return Refusal(path)
     ctx.emit("movement.started", actor=c.id, path=[list(s) for s in path], spend=spend("movement", MOVE_COST))
-    run_move(ctx, {"kind": "move", "actor": c.id, "path": [list(s) for s in path], "at": 0, "done": 0, "asked": []})
+    run_move(
+        ctx, {"kind": "move", "actor": c.id, "path": [list(s) for s in path], "at": 0, "done": 0, "asked": []}
+    )
     return None
 
 
 def _step_to(ctx: Ctx, job: dict[str, Any], index: int, **info: Any) -> None:
     if index > job["done"]:
-        seg = job["path"][job["done"]: index + 1]
+        seg = job["path"][job["done"] : index + 1]
         ctx.emit("moved", combatant=job["actor"], path=seg, to=seg[-1], **info)
         job["done"] = index
 
@@ -440,18 +567,33 @@ def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
         if other is not None and other is not mover:
             continue  # an obstructed move ends where it is: only where the mover may stand
         for o in state.combatants.values():
-            if (o.side == mover.side or not o.able or o.pos is None or o.id in job["asked"] or obstruct is None
-                    or chebyshev(o.pos, here) > 1 or cost_gate(o, cost_of(obstruct)) is not None):
+            if (
+                o.side == mover.side
+                or not o.able
+                or o.pos is None
+                or o.id in job["asked"]
+                or obstruct is None
+                or chebyshev(o.pos, here) > 1
+                or cost_gate(o, cost_of(obstruct)) is not None
+            ):
                 continue
             _step_to(ctx, job, idx)
             job["at"] = idx
-            ctx.open_decision(o.id, f"{mover.name} is moving within {o.name}'s Melee Range. Obstruct Movement? "
-                                    f"(BLOCK-MOVE-1)",
-                              [{"key": "obstruct", "label": f"Obstruct Movement ({obstruct['speed_cost']} Speed, "
-                                                            f"{obstruct['strength_cost']} Strength)"},
-                               {"key": "none", "label": "Let them pass"}],
-                              default="obstruct", trigger=f"{mover.name}: movement",
-                              resume={**job, "step": "obstruct", "by": o.id})
+            ctx.open_decision(
+                o.id,
+                f"{mover.name} is moving within {o.name}'s Melee Range. Obstruct Movement? (BLOCK-MOVE-1)",
+                [
+                    {
+                        "key": "obstruct",
+                        "label": f"Obstruct Movement ({obstruct['speed_cost']} Speed, "
+                        f"{obstruct['strength_cost']} Strength)",
+                    },
+                    {"key": "none", "label": "Let them pass"},
+                ],
+                default="obstruct",
+                trigger=f"{mover.name}: movement",
+                resume={**job, "step": "obstruct", "by": o.id},
+            )
             return
     _step_to(ctx, job, len(path) - 1)
 

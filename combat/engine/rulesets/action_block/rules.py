@@ -47,8 +47,11 @@ def weapons_of(extra: dict[str, Any], sheet: dict[str, Any]) -> list[tuple[str, 
 def total_weight(extra: dict[str, Any], sheet: dict[str, Any]) -> int:
     """Total Equipment Weight: the sheet's other equipment plus every weapon, shield and armor carried."""
     armor = armor_of(extra, sheet)
-    return (int(sheet.get("equipment_weight", 0)) + sum(w["weight"] for _, w in weapons_of(extra, sheet))
-            + (armor["weight"] if armor else 0))
+    return (
+        int(sheet.get("equipment_weight", 0))
+        + sum(w["weight"] for _, w in weapons_of(extra, sheet))
+        + (armor["weight"] if armor else 0)
+    )
 
 
 def speed_reduction(extra: dict[str, Any], sheet: dict[str, Any]) -> int:
@@ -90,7 +93,9 @@ def base_to_hit_expr(weapon: dict[str, Any] | None) -> str:
     return "1d6" if weapon is not None and weapon["kind"] == "shotgun" else "2d6"
 
 
-def to_hit_bonus(sheet: dict[str, Any], weapon: dict[str, Any] | None, mods: list[dict[str, Any]] = ()) -> int:
+def to_hit_bonus(
+    sheet: dict[str, Any], weapon: dict[str, Any] | None, mods: list[dict[str, Any]] = ()
+) -> int:
     """BLOCK-HIT-1: the weapon's To Hit Bonus + Melee Boost (melee) or Gun Boost (guns); grapples
     (``weapon`` None) use the Grapple Accuracy Boost. Attack modifiers add their change."""
     if weapon is None:
@@ -102,8 +107,12 @@ def to_hit_bonus(sheet: dict[str, Any], weapon: dict[str, Any] | None, mods: lis
 def damage_bonus(sheet: dict[str, Any], weapon: dict[str, Any], mods: list[dict[str, Any]] = ()) -> int:
     """Damage Dealt Bonus: the sheet's + the weapon's + Melee or Gun Boost + attack modifiers."""
     boost = "melee_boost" if weapon["kind"] in MELEE_KINDS else "gun_boost"
-    return (int(sheet.get("damage_bonus", 0)) + weapon["damage_bonus"] + int(sheet.get(boost, 0))
-            + sum(m["damage_bonus"] for m in mods))
+    return (
+        int(sheet.get("damage_bonus", 0))
+        + weapon["damage_bonus"]
+        + int(sheet.get(boost, 0))
+        + sum(m["damage_bonus"] for m in mods)
+    )
 
 
 def damage_dealt(base: int, bonus: int, reduction: int, crit: bool) -> int:
@@ -122,8 +131,9 @@ def is_crit(base_faces_total: int, hit: bool) -> bool:
     return hit and base_faces_total == 12
 
 
-def turn_order(max_speed: dict[str, int], roll_off: Callable[[list[str]], dict[str, int]],
-               max_rounds: int = 20) -> list[str]:
+def turn_order(
+    max_speed: dict[str, int], roll_off: Callable[[list[str]], dict[str, int]], max_rounds: int = 20
+) -> list[str]:
     """BLOCK-ORDER-1/2: descending Maximum Speed Points; tied groups roll off (3d6) until clear.
 
     ``roll_off(ids)`` returns a fresh roll per id. Ties left after ``max_rounds``
@@ -133,7 +143,9 @@ def turn_order(max_speed: dict[str, int], roll_off: Callable[[list[str]], dict[s
     return order_with_rolloffs(ids, {cid: [-max_speed[cid]] for cid in ids}, roll_off, max_rounds)
 
 
-def reduction_for(weapon_kind: str, pdr_now: int, sheet: dict[str, Any], stance_pdr: int = 0) -> tuple[str, int]:
+def reduction_for(
+    weapon_kind: str, pdr_now: int, sheet: dict[str, Any], stance_pdr: int = 0
+) -> tuple[str, int]:
     """BLOCK-DMG-2: SDR + its boost against a Tesla; otherwise current PDR + its boost + stance."""
     if weapon_kind == "tesla":
         return "sdr", int(sheet.get("sdr", 0)) + int(sheet.get("sdr_boost", 0))

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 def _cast(ctx: Ctx, c: Combatant, key: Any, raw_mods: Any, echo: bool) -> Refusal | None:
     state = ctx.state
-    spell = defn(state, "spells", key) if isinstance(key, str) and key in c.sheet.get("abilities", ()) else None
+    spell = (
+        defn(state, "spells", key) if isinstance(key, str) and key in c.sheet.get("abilities", ()) else None
+    )
     if spell is None:
         return Refusal(f"{c.name} knows no such spell.")
     mods = mods_for(state, c, raw_mods, "spell_modifiers", "spell_modifiers")
@@ -41,8 +43,17 @@ def _cast(ctx: Ctx, c: Combatant, key: Any, raw_mods: Any, echo: bool) -> Refusa
     if why:
         return Refusal(why)
     casting = {"spell": key, "mods": [k for k, _ in mods]}
-    ctx.emit("spell.cast", actor=c.id, combatant=c.id, spell=key, name=spell["name"], modifiers=casting["mods"],
-             echo=echo, extra={"casting": casting, "last_spell": casting}, spend=spend("verbal", cost))
+    ctx.emit(
+        "spell.cast",
+        actor=c.id,
+        combatant=c.id,
+        spell=key,
+        name=spell["name"],
+        modifiers=casting["mods"],
+        echo=echo,
+        extra={"casting": casting, "last_spell": casting},
+        spend=spend("verbal", cost),
+    )
     return None
 
 
@@ -92,10 +103,25 @@ def act_activate(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if isinstance(targets, Refusal):
         return targets
     casting = c.extra["casting"]
-    ctx.emit("spell.activated", actor=c.id, combatant=c.id, spell=casting["spell"], targets=targets,
-             extra={"casting": None})
-    run_spell(ctx, {"kind": "spell", "actor": c.id, "spell": casting["spell"], "mods": casting["mods"],
-                    "targets": targets, "i": 0})
+    ctx.emit(
+        "spell.activated",
+        actor=c.id,
+        combatant=c.id,
+        spell=casting["spell"],
+        targets=targets,
+        extra={"casting": None},
+    )
+    run_spell(
+        ctx,
+        {
+            "kind": "spell",
+            "actor": c.id,
+            "spell": casting["spell"],
+            "mods": casting["mods"],
+            "targets": targets,
+            "i": 0,
+        },
+    )
     return None
 
 
@@ -120,13 +146,31 @@ def run_spell(ctx: Ctx, job: dict[str, Any]) -> None:
         effect = spell_effect(actor.sheet, spell, mods, base)
         if spell["effect"] == "heal":
             hp = min(t.max_hp, t.hp + max(0, effect))
-            ctx.emit("healed", actor=actor.id, target=t.id, base=base, effect=effect, amount=hp - t.hp, hp=hp,
-                     ko=hp <= 0)
+            ctx.emit(
+                "healed",
+                actor=actor.id,
+                target=t.id,
+                base=base,
+                effect=effect,
+                amount=hp - t.hp,
+                hp=hp,
+                ko=hp <= 0,
+            )
             continue
         reduction = int(t.sheet.get("sdr", 0)) + int(t.sheet.get("sdr_boost", 0))
         amount = max(0, effect - reduction)
-        if deal(ctx, actor, t, amount, job, base=base, effect=effect, reduction=reduction, reduced_by="sdr",
-                spell=job["spell"]):
+        if deal(
+            ctx,
+            actor,
+            t,
+            amount,
+            job,
+            base=base,
+            effect=effect,
+            reduction=reduction,
+            reduced_by="sdr",
+            spell=job["spell"],
+        ):
             return
 
 
@@ -134,37 +178,66 @@ def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """BLOCK-CHA-1: Offensive Charisma Roll against each target's Defensive Charisma Roll."""
     state = ctx.state
     key = action.params.get("skill")
-    skill = defn(state, "charisma_skills", key) if isinstance(key, str) and key in c.sheet.get("abilities", ()) else None
+    skill = (
+        defn(state, "charisma_skills", key)
+        if isinstance(key, str) and key in c.sheet.get("abilities", ())
+        else None
+    )
     if skill is None:
         return Refusal(f"{c.name} has no such charisma skill.")
     cost = cost_of(skill)
     why = slot_gate(state, c, "verbal", cost)
     if why:
         return Refusal(why)
-    targets = pick_targets(state, c, action.params.get("targets"), charisma_targets(state, c, skill),
-                           skill["max_targets"])
+    targets = pick_targets(
+        state, c, action.params.get("targets"), charisma_targets(state, c, skill), skill["max_targets"]
+    )
     if isinstance(targets, Refusal):
         return targets
-    ctx.emit("charisma.used", actor=c.id, skill=key, name=skill["name"], targets=targets, spend=spend("verbal", cost))
+    ctx.emit(
+        "charisma.used",
+        actor=c.id,
+        skill=key,
+        name=skill["name"],
+        targets=targets,
+        spend=spend("verbal", cost),
+    )
     for tid in targets:
         t = state.combatants[tid]
-        off = ctx.roll("2d6", "offensive charisma roll").total + int(c.sheet.get("charisma", 0)) + skill["bonus"]
+        off = (
+            ctx.roll("2d6", "offensive charisma roll").total
+            + int(c.sheet.get("charisma", 0))
+            + skill["bonus"]
+        )
         dfn = ctx.roll("2d6", "defensive charisma roll").total + int(t.sheet.get("charisma", 0))
         ok = off >= dfn
         ctx.emit("charisma.rolled", actor=c.id, target=tid, offensive=off, defensive=dfn, success=ok)
         if not ok:
             continue
         if skill["effect"] == "status":
-            ctx.emit("status.applied", combatant=tid, status=skill["status"], power=0, duration=skill["duration"],
-                     source=c.id)
+            ctx.emit(
+                "status.applied",
+                combatant=tid,
+                status=skill["status"],
+                power=0,
+                duration=skill["duration"],
+                source=c.id,
+            )
         else:
             res = skill["effect"]
-            ctx.emit("points.drained", combatant=tid, actor=c.id, resource=res,
-                     resources={res: max(0, t.resources.get(res, 0) - skill["amount"])})
+            ctx.emit(
+                "points.drained",
+                combatant=tid,
+                actor=c.id,
+                resource=res,
+                resources={res: max(0, t.resources.get(res, 0) - skill["amount"])},
+            )
     return None
 
 
 def charisma_targets(state: BattleState, c: Combatant, skill: dict[str, Any]) -> list[str]:
-    return [t.id for t in state.combatants.values() if t.side != c.side and t.able and in_range(c, t, skill["range_ft"])]
-
-
+    return [
+        t.id
+        for t in state.combatants.values()
+        if t.side != c.side and t.able and in_range(c, t, skill["range_ft"])
+    ]

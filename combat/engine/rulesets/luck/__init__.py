@@ -74,10 +74,19 @@ class Luck(Ruleset):
     )
     carry_over = (
         HP_RESTORED,
-        CarryOver("Items", True, "House rule (the source does not speak of items between battles): the sheet "
-                  "lists an item once per use, so an item used in battle is gone from the sheet.", "items"),
-        CarryOver("Statuses", False, 'The source: "Each Status Effect will have a duration, after which they will '
-                  'expire on their own." House rule: what is left of them ends with the battle.'),
+        CarryOver(
+            "Items",
+            True,
+            "House rule (the source does not speak of items between battles): the sheet "
+            "lists an item once per use, so an item used in battle is gone from the sheet.",
+            "items",
+        ),
+        CarryOver(
+            "Statuses",
+            False,
+            'The source: "Each Status Effect will have a duration, after which they will '
+            'expire on their own." House rule: what is left of them ends with the battle.',
+        ),
     )
 
     # --- between battles ----------------------------------------------------------
@@ -114,12 +123,18 @@ class Luck(Ruleset):
     # --- combatants and flow -------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
         hp = int(sheet.get("hp", 1))
-        return {"hp": hp, "max_hp": hp, "resources": {"actions": ACTIONS_PER_TURN, "interrupt": 1}, "extra": {}}
+        return {
+            "hp": hp,
+            "max_hp": hp,
+            "resources": {"actions": ACTIONS_PER_TURN, "interrupt": 1},
+            "extra": {},
+        }
 
     def on_battle_start(self, ctx: Ctx) -> None:
         """LUCK-INIT-1/2: 1d20 + initiative score, ties by the higher score, then roll-offs."""
-        order = roll_initiative(ctx, list(ctx.state.combatants), lambda c: "1d20",
-                                lambda c: int(c.sheet.get("initiative", 0)))
+        order = roll_initiative(
+            ctx, list(ctx.state.combatants), lambda c: "1d20", lambda c: int(c.sheet.get("initiative", 0))
+        )
         ctx.emit("order.set", order=order)
 
     def on_round_start(self, ctx: Ctx) -> None:

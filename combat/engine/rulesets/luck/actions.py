@@ -46,12 +46,19 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     allowance = move_allowance(state, c)
     blocked, no_stop = obstacles(state, c)
     diagonal = grid_metric_of(state) == "chebyshev"
-    path = chosen_path(action.params, (c.pos[0], c.pos[1]), state.width, state.height, blocked, no_stop,
-                       allowance, diagonal)
+    path = chosen_path(
+        action.params, (c.pos[0], c.pos[1]), state.width, state.height, blocked, no_stop, allowance, diagonal
+    )
     if isinstance(path, str):
         return Refusal(path)
-    ctx.emit("moved", combatant=c.id, actor=c.id, path=[list(s) for s in path], to=list(path[-1]),
-             spend={"actions": 1})
+    ctx.emit(
+        "moved",
+        combatant=c.id,
+        actor=c.id,
+        path=[list(s) for s in path],
+        to=list(path[-1]),
+        spend={"actions": 1},
+    )
     return None
 
 
@@ -96,15 +103,23 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
             return targets
     if step is not None:
         ctx.emit("moved", combatant=c.id, path=[[c.pos[0], c.pos[1]], list(step)], to=list(step), free=True)
-    ctx.emit("ability.used", actor=c.id, ability=ref, name=a["name"], targets=targets,
-             spend={"actions": a["cost"]} if a["cost"] else {}, **({"item": item} if item else {}))
+    ctx.emit(
+        "ability.used",
+        actor=c.id,
+        ability=ref,
+        name=a["name"],
+        targets=targets,
+        spend={"actions": a["cost"]} if a["cost"] else {},
+        **({"item": item} if item else {}),
+    )
     if a["type"] == "recover":
         return _recover(ctx, c, p["status"])
     return _resolve({"actor": c.id, "ability": ref, "targets": targets, "i": 0}, ctx)
 
 
-def _targets(state: BattleState, c: Combatant, a: dict[str, Any], p: dict[str, Any],
-             origin: tuple[int, int]) -> list[str] | Refusal:
+def _targets(
+    state: BattleState, c: Combatant, a: dict[str, Any], p: dict[str, Any], origin: tuple[int, int]
+) -> list[str] | Refusal:
     metric = grid_metric_of(state)
     if a["area"] > 0:
         sq = as_square(p.get("square"), state.width, state.height)
@@ -113,8 +128,11 @@ def _targets(state: BattleState, c: Combatant, a: dict[str, Any], p: dict[str, A
         if distance(origin, sq, metric) > a["range"]:
             return Refusal("That square is out of range.", RefusalCode.OUT_OF_RANGE)
         area = set(within(sq, a["area"], state.width, state.height, metric))
-        hit = [t.id for t in state.combatants.values()
-               if t.pos is not None and (t.pos[0], t.pos[1]) in area and valid_target(state, c, t, a)]
+        hit = [
+            t.id
+            for t in state.combatants.values()
+            if t.pos is not None and (t.pos[0], t.pos[1]) in area and valid_target(state, c, t, a)
+        ]
         if not hit:
             return Refusal("No valid target in that area.")
         return hit
@@ -159,12 +177,13 @@ def _luck(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any]) -> str:
     bonus = int(actor.sheet.get("luck_bonus", 0))
     total = r.total + bonus
     outcome = "miss" if total <= a["miss_max"] else "crit" if total >= a["crit_min"] else "hit"
-    ctx.emit("luck.rolled", actor=actor.id, target=t.id, roll=r.total, bonus=bonus, total=total, outcome=outcome)
+    ctx.emit(
+        "luck.rolled", actor=actor.id, target=t.id, roll=r.total, bonus=bonus, total=total, outcome=outcome
+    )
     return outcome
 
 
-def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
-                    job: dict[str, Any]) -> bool:
+def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any], job: dict[str, Any]) -> bool:
     """Resolve the ability on one target; True when paused on a reaction window."""
     outcome = _luck(ctx, actor, t, a)
     if outcome == "miss":
@@ -189,12 +208,19 @@ def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
     if t.side != actor.side:
         reactions = _interrupts(ctx.state, t, kind)
         if reactions:
-            options = [{"key": ref, "label": f"{d['name']} ({d['dice']}{d['bonus']:+d})"} for ref, d in reactions]
+            options = [
+                {"key": ref, "label": f"{d['name']} ({d['dice']}{d['bonus']:+d})"} for ref, d in reactions
+            ]
             options.append({"key": "pass", "label": "Take the hit"})
             resume = {**job, "target": t.id, "raw": raw, "kind": kind}
             ctx.open_decision(
-                t.id, f"{actor.name}'s {a['name']} is about to hit {t.name} for {raw} before defenses.",
-                options, default=reactions[0][0], trigger=f"{actor.name}: {a['name']}", resume=resume)
+                t.id,
+                f"{actor.name}'s {a['name']} is about to hit {t.name} for {raw} before defenses.",
+                options,
+                default=reactions[0][0],
+                trigger=f"{actor.name}: {a['name']}",
+                resume=resume,
+            )
             return True
     _deal(ctx, actor, t, raw, kind, reduced=0, ability=job["ability"])
     return False
@@ -227,22 +253,39 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
         d = definition(state, "abilities", choice)
         r = ctx.roll(d["dice"], "interrupt")
         reduced = max(0, r.total + d["bonus"])
-        ctx.emit("interrupt.used", actor=t.id, ability=choice, name=d["name"], against=actor.id,
-                 reduces=reduced, spend={"interrupt": 1})
+        ctx.emit(
+            "interrupt.used",
+            actor=t.id,
+            ability=choice,
+            name=d["name"],
+            against=actor.id,
+            reduces=reduced,
+            spend={"interrupt": 1},
+        )
     _deal(ctx, actor, t, job["raw"], job["kind"], reduced, job["ability"])
     _resolve(job, ctx)
     return None
 
 
-def _deal(ctx: Ctx, actor: Combatant, t: Combatant, raw: int, kind: str, reduced: int,
-          ability: str) -> None:
+def _deal(ctx: Ctx, actor: Combatant, t: Combatant, raw: int, kind: str, reduced: int, ability: str) -> None:
     """LUCK-DMG-1/2: the roll minus Armor (physical) or Resist (magical); only a positive rest is dealt."""
     defense_name = "armor" if kind == "physical" else "resist"
     defense = int(t.sheet.get(defense_name, 0))
     amount = max(0, raw - reduced - defense)
     hp = max(0, t.hp - amount)
-    ctx.emit("damage.dealt", actor=actor.id, target=t.id, ability=ability, kind=kind, raw=raw, reduced=reduced,
-             defense=defense, amount=amount, hp=hp, ko=hp <= 0)
+    ctx.emit(
+        "damage.dealt",
+        actor=actor.id,
+        target=t.id,
+        ability=ability,
+        kind=kind,
+        raw=raw,
+        reduced=reduced,
+        defense=defense,
+        amount=amount,
+        hp=hp,
+        ko=hp <= 0,
+    )
     if amount > 0:
         for key in list(t.statuses):
             d = definition(ctx.state, "statuses", key)
@@ -265,8 +308,16 @@ def _apply_status(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any]) -
     if old is not None and old.get("power", 0) >= power:
         ctx.emit("status.kept", actor=actor.id, target=t.id, status=status, power=old["power"], offered=power)
         return
-    ctx.emit("status.applied", combatant=t.id, status=status, power=power, duration=a["duration"],
-             source=actor.id, value=value, defense=defense)
+    ctx.emit(
+        "status.applied",
+        combatant=t.id,
+        status=status,
+        power=power,
+        duration=a["duration"],
+        source=actor.id,
+        value=value,
+        defense=defense,
+    )
 
 
 def _recover(ctx: Ctx, c: Combatant, status: str) -> None:
@@ -277,7 +328,9 @@ def _recover(ctx: Ctx, c: Combatant, status: str) -> None:
         return
     r = ctx.roll("1d20", "recover")
     if r.total >= power:
-        ctx.emit("status.removed", combatant=c.id, status=status, reason="recovered", roll=r.total, power=power)
+        ctx.emit(
+            "status.removed", combatant=c.id, status=status, reason="recovered", roll=r.total, power=power
+        )
     else:
         ctx.emit("recover.failed", combatant=c.id, status=status, roll=r.total, power=power)
 
@@ -293,8 +346,15 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     paths: dict[str, list[list[int]]] = {}
     if not reason and c.pos is not None:
         blocked, no_stop = obstacles(state, c)
-        reach = paths_within((c.pos[0], c.pos[1]), move_allowance(state, c), state.width, state.height,
-                             blocked, no_stop, metric == "chebyshev")
+        reach = paths_within(
+            (c.pos[0], c.pos[1]),
+            move_allowance(state, c),
+            state.width,
+            state.height,
+            blocked,
+            no_stop,
+            metric == "chebyshev",
+        )
         squares = [list(sq) for sq in sorted(reach)]
         paths = {square_key(sq): [list(s) for s in path] for sq, path in reach.items()}
         if not squares:
@@ -307,13 +367,33 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
         cost = {"actions": a["cost"]}
         if a["type"] == "recover":
             if not c.statuses:
-                out.append(ActionOption("ability", a["name"], cost, [], [], False, "No status to recover from.",
-                                        {"ability": ref}))
+                out.append(
+                    ActionOption(
+                        "ability",
+                        a["name"],
+                        cost,
+                        [],
+                        [],
+                        False,
+                        "No status to recover from.",
+                        {"ability": ref},
+                    )
+                )
             for key, st in c.statuses.items():
                 gate = ability_gate(state, c, a)
                 label = f"{a['name']}: {status_name(state, key)} (power {st.get('power', 0)})"
-                out.append(ActionOption("ability", label, cost, [c.id], [], gate is None, gate or "",
-                                        {"ability": ref, "status": key}))
+                out.append(
+                    ActionOption(
+                        "ability",
+                        label,
+                        cost,
+                        [c.id],
+                        [],
+                        gate is None,
+                        gate or "",
+                        {"ability": ref, "status": key},
+                    )
+                )
             continue
         gate = ability_gate(state, c, a)
         if ref.startswith("item:") and items_left(c, ref[5:]) < 1:
@@ -326,20 +406,39 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
             found: set[tuple[int, int]] = set()
             for t in state.combatants.values():
                 if valid_target(state, c, t, a):
-                    found.update(sq for sq in within(t.pos, a["area"], state.width, state.height, metric)
-                                 if distance(c.pos, sq, metric) <= a["range"])
+                    found.update(
+                        sq
+                        for sq in within(t.pos, a["area"], state.width, state.height, metric)
+                        if distance(c.pos, sq, metric) <= a["range"]
+                    )
             squares = [list(sq) for sq in sorted(found)]
-            areas = {square_key(sq): [list(s) for s in within(sq, a["area"], state.width, state.height, metric)]
-                     for sq in found}
+            areas = {
+                square_key(sq): [list(s) for s in within(sq, a["area"], state.width, state.height, metric)]
+                for sq in found
+            }
             if not squares and gate is None:
                 gate = "No target in range."
         else:
-            targets = [t.id for t in state.combatants.values() if valid_target(state, c, t, a)
-                       and distance(c.pos, t.pos, metric) <= a["range"]]
+            targets = [
+                t.id
+                for t in state.combatants.values()
+                if valid_target(state, c, t, a) and distance(c.pos, t.pos, metric) <= a["range"]
+            ]
             if not targets and gate is None:
                 gate = "No target in range."
-        out.append(ActionOption("ability", a["name"], cost, targets, squares, gate is None, gate or "",
-                                {"ability": ref}, areas=areas))
+        out.append(
+            ActionOption(
+                "ability",
+                a["name"],
+                cost,
+                targets,
+                squares,
+                gate is None,
+                gate or "",
+                {"ability": ref},
+                areas=areas,
+            )
+        )
     return out
 
 

@@ -14,15 +14,43 @@ ACTIONS_PER_TURN = 2
 
 
 def _weapon_ability(w: dict[str, Any]) -> dict[str, Any]:
-    return {"name": w["name"], "type": w["damage"], "target": "enemy", "range": w["range"], "area": 0,
-            "dice": w["dice"], "bonus": w["bonus"], "cost": 1, "melee": w["melee"], "spell": False,
-            "miss_max": 5, "crit_min": 20, "status": "", "duration": 1, "defense": "armor"}
+    return {
+        "name": w["name"],
+        "type": w["damage"],
+        "target": "enemy",
+        "range": w["range"],
+        "area": 0,
+        "dice": w["dice"],
+        "bonus": w["bonus"],
+        "cost": 1,
+        "melee": w["melee"],
+        "spell": False,
+        "miss_max": 5,
+        "crit_min": 20,
+        "status": "",
+        "duration": 1,
+        "defense": "armor",
+    }
 
 
 def _item_ability(i: dict[str, Any]) -> dict[str, Any]:
-    return {"name": i["name"], "type": i["type"], "target": i["target"], "range": i["range"], "area": 0,
-            "dice": i["dice"], "bonus": i["bonus"], "cost": 1, "melee": False, "spell": False, "miss_max": 5,
-            "crit_min": 20, "status": i["status"], "duration": i["duration"], "defense": i["defense"]}
+    return {
+        "name": i["name"],
+        "type": i["type"],
+        "target": i["target"],
+        "range": i["range"],
+        "area": 0,
+        "dice": i["dice"],
+        "bonus": i["bonus"],
+        "cost": 1,
+        "melee": False,
+        "spell": False,
+        "miss_max": 5,
+        "crit_min": 20,
+        "status": i["status"],
+        "duration": i["duration"],
+        "defense": i["defense"],
+    }
 
 
 def ability_for(state: BattleState, c: Combatant, ref: str) -> dict[str, Any] | None:

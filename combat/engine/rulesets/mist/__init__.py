@@ -63,8 +63,14 @@ def apply_turn_prepared(state: BattleState, d: dict[str, Any]) -> None:
     c = state.combatants[d["combatant"]]
     c.resources["slots"] = d["slots"]
     c.resources["move"] = d["move"]
-    c.extra["turn"] = {"simple": False, "static": False, "move_action": False, "spent": False,
-                       "disengaged": False, "move_total": d["move"]}
+    c.extra["turn"] = {
+        "simple": False,
+        "static": False,
+        "move_action": False,
+        "spent": False,
+        "disengaged": False,
+        "move_total": d["move"],
+    }
 
 
 def apply_ability_used(state: BattleState, d: dict[str, Any]) -> None:
@@ -143,9 +149,16 @@ class Mist(Ruleset):
         "A move to a square takes a shortest path that crosses no enemy rampart when one fits in the move left.",
     )
     carry_over = (
-        CarryOver("LP", True, 'The source: "If a character\'s LP reaches 0, they are Dead." It gives no way to '
-                  "win LP back: LP lost stays lost until the GM changes the sheet.", "lp_lost"),
-        CarryOver("MP", False, 'The source: "Under normal circumstances, a character will begin combat with 0 MP."'),
+        CarryOver(
+            "LP",
+            True,
+            'The source: "If a character\'s LP reaches 0, they are Dead." It gives no way to '
+            "win LP back: LP lost stays lost until the GM changes the sheet.",
+            "lp_lost",
+        ),
+        CarryOver(
+            "MP", False, 'The source: "Under normal circumstances, a character will begin combat with 0 MP."'
+        ),
         HP_RESTORED,
         STATUSES_END,
     )
@@ -177,8 +190,12 @@ class Mist(Ruleset):
         """MIST-MP-1: combat starts with 0 MP; LP from the sheet, less what earlier battles took."""
         hp = int(sheet.get("hp", 1))
         lp = max(0, int(sheet.get("lp", 1)) - int(sheet.get("lp_lost", 0) or 0))
-        return {"hp": hp, "max_hp": hp, "extra": {"rampart_on": False},
-                "resources": {"mp": 0, "lp": lp, "slots": 0, "move": 0}}
+        return {
+            "hp": hp,
+            "max_hp": hp,
+            "extra": {"rampart_on": False},
+            "resources": {"mp": 0, "lp": lp, "slots": 0, "move": 0},
+        }
 
     def can_take_turn(self, state: BattleState, c: Combatant) -> bool:
         return can_act(c)
@@ -202,8 +219,13 @@ class Mist(Ruleset):
         for c in state.combatants.values():
             if c.alive:
                 gain = MP_PER_INITIATIVE + int(c.sheet.get("mp_gain", 0) or 0)
-                ctx.emit("resources.set", combatant=c.id, resources={"mp": c.resources.get("mp", 0) + gain},
-                         reason="mp gain", gain=gain)
+                ctx.emit(
+                    "resources.set",
+                    combatant=c.id,
+                    resources={"mp": c.resources.get("mp", 0) + gain},
+                    reason="mp gain",
+                    gain=gain,
+                )
         die = state.options.get("initiative_die", "1d20")
         totals: dict[str, int] = {}
         speeds: dict[str, int] = {}
@@ -227,8 +249,12 @@ class Mist(Ruleset):
 
     def on_turn_start(self, ctx: Ctx, c: Combatant) -> None:
         """MIST-SLOT-1 / MIST-MOVE-1: fresh action slots and the free move."""
-        ctx.emit("turn.prepared", combatant=c.id, slots=int(c.sheet.get("action_slots", 3)),
-                 move=movement(ctx.state, c))
+        ctx.emit(
+            "turn.prepared",
+            combatant=c.id,
+            slots=int(c.sheet.get("action_slots", 3)),
+            move=movement(ctx.state, c),
+        )
 
     def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
         """Statuses count down at the end of their bearer's turn."""
@@ -246,27 +272,62 @@ class Mist(Ruleset):
         walls, allies, enemies = mist_play.obstacles(state, c)
         if c.pos is not None:
             reason = mist_play.move_problem(state, c)
-            reach = {} if reason else paths_within((c.pos[0], c.pos[1]), left, state.width, state.height,
-                                                   walls | enemies, allies, diagonal=False)
+            reach = (
+                {}
+                if reason
+                else paths_within(
+                    (c.pos[0], c.pos[1]),
+                    left,
+                    state.width,
+                    state.height,
+                    walls | enemies,
+                    allies,
+                    diagonal=False,
+                )
+            )
             if not reason and not reach:
                 reason = "No free square in reach."
-            opts.append(ActionOption("move", f"Move (up to {left})", {"move": 1},
-                                     squares=[list(s) for s in sorted(reach)], available=not reason, reason=reason,
-                                     paths={square_key(s): [list(q) for q in p] for s, p in reach.items()}))
+            opts.append(
+                ActionOption(
+                    "move",
+                    f"Move (up to {left})",
+                    {"move": 1},
+                    squares=[list(s) for s in sorted(reach)],
+                    available=not reason,
+                    reason=reason,
+                    paths={square_key(s): [list(q) for q in p] for s, p in reach.items()},
+                )
+            )
         why = mist_play.double_move_problem(state, c)
-        opts.append(ActionOption("double_move", "Double move (all slots)", {"slots": slots},
-                                 available=not why, reason=why))
+        opts.append(
+            ActionOption(
+                "double_move", "Double move (all slots)", {"slots": slots}, available=not why, reason=why
+            )
+        )
         dis_type = state.options.get("disengage_type", "simple")
         cost = mist_play.slot_cost(c, dis_type, 1)
-        why = ("Already disengaged this turn." if t.get("disengaged") else
-               mist_play.gate(state, c, dis_type, 1, 0, spell=False))
-        opts.append(ActionOption("disengage", "Disengage", {"slots": cost if isinstance(cost, int) else 0},
-                                 available=not why, reason=why or ""))
+        why = (
+            "Already disengaged this turn."
+            if t.get("disengaged")
+            else mist_play.gate(state, c, dis_type, 1, 0, spell=False)
+        )
+        opts.append(
+            ActionOption(
+                "disengage",
+                "Disengage",
+                {"slots": cost if isinstance(cost, int) else 0},
+                available=not why,
+                reason=why or "",
+            )
+        )
         n = rampart_range(c)
         if n:
             on = bool(c.extra.get("rampart_on"))
-            opts.append(ActionOption("rampart", f"Rampart {n}: turn {'off' if on else 'on'}", {},
-                                     params={"on": not on}))
+            opts.append(
+                ActionOption(
+                    "rampart", f"Rampart {n}: turn {'off' if on else 'on'}", {}, params={"on": not on}
+                )
+            )
         defs = definitions(state, "abilities")
         for key in c.sheet.get("abilities", []):
             a = defs.get(key)
@@ -275,8 +336,17 @@ class Mist(Ruleset):
             opts.append(self._ability_option(state, c, key, a, stuck, walls, allies, enemies))
         return opts
 
-    def _ability_option(self, state: BattleState, c: Combatant, key: str, a: dict[str, Any], stuck: str | None,
-                        walls: set, allies: set, enemies: set) -> ActionOption:
+    def _ability_option(
+        self,
+        state: BattleState,
+        c: Combatant,
+        key: str,
+        a: dict[str, Any],
+        stuck: str | None,
+        walls: set,
+        allies: set,
+        enemies: set,
+    ) -> ActionOption:
         from combat.engine.actions import ActionOption
 
         cost = mist_play.slot_cost(c, a["type"], a["cost"])
@@ -288,18 +358,37 @@ class Mist(Ruleset):
         if not why and c.pos is not None:
             if a["target"] == "square":
                 taken = walls | allies | enemies
-                squares = [list(s) for s in within(c.pos, a["range"], state.width, state.height, "manhattan")
-                           if not (a["leap"] and (s in taken or list(s) == c.pos))]
+                squares = [
+                    list(s)
+                    for s in within(c.pos, a["range"], state.width, state.height, "manhattan")
+                    if not (a["leap"] and (s in taken or list(s) == c.pos))
+                ]
             else:
-                targets = [t.id for t in state.combatants.values()
-                           if mist_play.target_problem(state, c, t, a) is None]
+                targets = [
+                    t.id
+                    for t in state.combatants.values()
+                    if mist_play.target_problem(state, c, t, a) is None
+                ]
             if not targets and not squares:
                 why = "No target in range."
-        areas = {square_key(s): [list(q) for q in within(s, a["area"], state.width, state.height, "manhattan")]
-                 for s in squares} if a["target"] == "square" and a["area"] > 0 else {}
+        areas = (
+            {
+                square_key(s): [list(q) for q in within(s, a["area"], state.width, state.height, "manhattan")]
+                for s in squares
+            }
+            if a["target"] == "square" and a["area"] > 0
+            else {}
+        )
         label = a["name"] + (f" ({a['mp']} MP)" if a["mp"] else "")
         price = {"slots": cost if isinstance(cost, int) else 0, **({"mp": a["mp"]} if a["mp"] else {})}
-        return ActionOption("ability", label, price,
-                            targets=targets, squares=squares, available=not why, reason=why or "",
-                            params={"ability": key}, areas=areas)
-
+        return ActionOption(
+            "ability",
+            label,
+            price,
+            targets=targets,
+            squares=squares,
+            available=not why,
+            reason=why or "",
+            params={"ability": key},
+            areas=areas,
+        )

@@ -32,6 +32,7 @@ MAX_PATH = 200
 
 # --- reading the state ---------------------------------------------------------------------
 
+
 def stat(state: BattleState, c: Combatant, key: str) -> int:
     """A sheet value plus the changes of the combatant's statuses (Blind: accuracy -50...)."""
     value = int(c.sheet.get(key, 0) or 0)
@@ -87,6 +88,7 @@ def obstacles(state: BattleState, c: Combatant) -> tuple[set, set, set]:
 
 # --- what is allowed now (shared by resolvers and legal_actions) ---------------------------
 
+
 def move_problem(state: BattleState, c: Combatant, leap: bool = False) -> str:
     """Why ``c`` cannot move now ('' when it can). A leap needs the whole, untouched move."""
     if c.pos is None:
@@ -116,8 +118,11 @@ def double_move_problem(state: BattleState, c: Combatant) -> str:
         return "No action slots to spend."
     if blocked_by(state, c, "actions"):
         return f"{c.name} cannot act ({blocked_by(state, c, 'actions')})."
-    return move_problem(state, c, leap=False) if c.resources.get("move", 0) > 0 else (
-        move_problem(state, c, leap=True))
+    return (
+        move_problem(state, c, leap=False)
+        if c.resources.get("move", 0) > 0
+        else (move_problem(state, c, leap=True))
+    )
 
 
 def slot_cost(c: Combatant, kind: str, cost: int) -> int | str:
@@ -154,8 +159,9 @@ def gate(state: BattleState, c: Combatant, kind: str, cost: int, mp: int, spell:
     return None
 
 
-def target_problem(state: BattleState, c: Combatant, t: Combatant, a: dict[str, Any],
-                   check_range: bool = True) -> str | None:
+def target_problem(
+    state: BattleState, c: Combatant, t: Combatant, a: dict[str, Any], check_range: bool = True
+) -> str | None:
     """Why ``t`` is not a valid single target of ability ``a`` used by ``c`` (None when valid)."""
     if not t.alive:
         return f"{t.name} is dead."
@@ -174,6 +180,7 @@ def target_problem(state: BattleState, c: Combatant, t: Combatant, a: dict[str, 
 
 
 # --- moving, with rampart attacks ---------------------------------------------------------------
+
 
 def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tuple[int, int]] | Refusal:
     walls, allies, enemies = obstacles(state, c)
@@ -200,22 +207,28 @@ def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tup
         path = found[1:]
     else:
         return Refusal("Choose where to move.")
-    problem = path_problem(path, start, width=state.width, height=state.height, blocked=walls, allies=allies,
-                           enemies=enemies)
+    problem = path_problem(
+        path, start, width=state.width, height=state.height, blocked=walls, allies=allies, enemies=enemies
+    )
     return Refusal(problem) if problem else path
 
 
-def _quiet_path(state: BattleState, c: Combatant, start: tuple[int, int], goal: tuple[int, int],
-                blocked: set) -> list[tuple[int, int]] | None:
+def _quiet_path(
+    state: BattleState, c: Combatant, start: tuple[int, int], goal: tuple[int, int], blocked: set
+) -> list[tuple[int, int]] | None:
     """A shortest path to ``goal``, preferring one that crosses no enemy rampart square on the way."""
     limit = c.resources.get("move", 0)
     zones, holders = _zones(state, c) if not turn_flags(c).get("disengaged") else ({}, {})
     if zones:
-        risky = {sq for hid, n in zones.items()
-                 for sq in within(holders[hid], n, state.width, state.height, "manhattan")}
+        risky = {
+            sq
+            for hid, n in zones.items()
+            for sq in within(holders[hid], n, state.width, state.height, "manhattan")
+        }
         risky -= {start, goal}
-        found = find_path(start, goal, state.width, state.height, blocked | risky, max_steps=limit,
-                          diagonal=False)
+        found = find_path(
+            start, goal, state.width, state.height, blocked | risky, max_steps=limit, diagonal=False
+        )
         if found is not None:
             return found
     return find_path(start, goal, state.width, state.height, blocked, max_steps=limit, diagonal=False)
@@ -252,8 +265,14 @@ def reaction_options(state: BattleState, holder: Combatant, mover: Combatant) ->
     out = []
     for key in holder.sheet.get("abilities", []):
         a = defs.get(key)
-        if (a is None or a["type"] != "chain" or a["cost"] != 1 or a["target"] not in ("enemy", "any")
-                or a["mp"] > holder.resources.get("mp", 0) or a["leap"]):
+        if (
+            a is None
+            or a["type"] != "chain"
+            or a["cost"] != 1
+            or a["target"] not in ("enemy", "any")
+            or a["mp"] > holder.resources.get("mp", 0)
+            or a["leap"]
+        ):
             continue
         if a["spell"] and blocked_by(state, holder, "spells"):
             continue
@@ -275,18 +294,33 @@ def walk(ctx: Ctx, mover_id: str, path: list[list[int]], done: list[str], spend:
         holder = state.combatants[hid]
         options = reaction_options(state, holder, mover)
         # Who has had their chance: this move (once per move), or this square (every square).
-        done = done + [hid] if once else (incoming if index == 0 else []) + [h for i, h in provs[:n + 1] if i == index]
+        done = (
+            done + [hid]
+            if once
+            else (incoming if index == 0 else []) + [h for i, h in provs[: n + 1] if i == index]
+        )
         if not options:
             continue
         if index:
             _step(ctx, mover, path[:index], spend)
         at = list(mover.pos)
         options.append({"key": "pass", "label": "Let them pass"})
-        resume = {"type": "rampart", "mover": mover_id, "path": path[index:], "done": done, "spend": spend,
-                  "fallback": _fallback(state, mover, path[:index])}
-        ctx.open_decision(hid, f"{mover.name} is leaving {holder.name}'s rampart at {at}. Rampart attack?",
-                          options, options[0]["key"], trigger=f"{mover.name} moves through Rampart "
-                          f"{rampart_range(holder)}", resume=resume)
+        resume = {
+            "type": "rampart",
+            "mover": mover_id,
+            "path": path[index:],
+            "done": done,
+            "spend": spend,
+            "fallback": _fallback(state, mover, path[:index]),
+        }
+        ctx.open_decision(
+            hid,
+            f"{mover.name} is leaving {holder.name}'s rampart at {at}. Rampart attack?",
+            options,
+            options[0]["key"],
+            trigger=f"{mover.name} moves through Rampart {rampart_range(holder)}",
+            resume=resume,
+        )
         return
     _step(ctx, mover, path, spend)
 
@@ -319,20 +353,37 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
     mover = state.combatants.get(r["mover"])
     if mover is None:
         return None
-    usable = holder is not None and can_act(holder) and choice != "pass" and any(
-        o["key"] == choice for o in reaction_options(state, holder, mover))
+    usable = (
+        holder is not None
+        and can_act(holder)
+        and choice != "pass"
+        and any(o["key"] == choice for o in reaction_options(state, holder, mover))
+    )
     if usable:
         a = definitions(state, "abilities")[choice]
-        ctx.emit("ability.used", actor=holder.id, ability=choice, name=a["name"], action_type=a["type"],
-                 reaction=True, targets=[mover.id], **({"spend": {"mp": a["mp"]}} if a["mp"] else {}))
+        ctx.emit(
+            "ability.used",
+            actor=holder.id,
+            ability=choice,
+            name=a["name"],
+            action_type=a["type"],
+            reaction=True,
+            targets=[mover.id],
+            **({"spend": {"mp": a["mp"]}} if a["mp"] else {}),
+        )
         effects(ctx, holder, mover, a)
     mover = state.combatants[r["mover"]]
     if can_act(mover) and not blocked_by(state, mover, "movement"):
         walk(ctx, mover.id, r["path"], r["done"], r["spend"])
         return None
     if list(mover.pos) != r["fallback"] and mover.alive:
-        ctx.emit("moved", combatant=mover.id, path=[list(mover.pos), r["fallback"]], to=r["fallback"],
-                 reason="felled mid-move")
+        ctx.emit(
+            "moved",
+            combatant=mover.id,
+            path=[list(mover.pos), r["fallback"]],
+            to=r["fallback"],
+            reason="felled mid-move",
+        )
     ctx.emit("move.stopped", combatant=mover.id, at=list(mover.pos))
     return None
 
@@ -343,8 +394,13 @@ def act_double_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if problem:
         return Refusal(problem)
     gain = movement(ctx.state, c)
-    ctx.emit("move.doubled", actor=c.id, spend={"slots": c.resources["slots"]}, gain=gain,
-             move=c.resources.get("move", 0) + gain)
+    ctx.emit(
+        "move.doubled",
+        actor=c.id,
+        spend={"slots": c.resources["slots"]},
+        gain=gain,
+        move=c.resources.get("move", 0) + gain,
+    )
     return None
 
 
@@ -357,8 +413,15 @@ def act_disengage(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if problem:
         return Refusal(problem)
     cost = slot_cost(c, kind, 1)
-    ctx.emit("ability.used", actor=c.id, ability="disengage", name="Disengage", action_type=kind,
-             disengage=True, **({"spend": {"slots": cost}} if cost else {}))
+    ctx.emit(
+        "ability.used",
+        actor=c.id,
+        ability="disengage",
+        name="Disengage",
+        action_type=kind,
+        disengage=True,
+        **({"spend": {"slots": cost}} if cost else {}),
+    )
     return None
 
 
@@ -378,14 +441,19 @@ def act_rampart(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 
 # --- abilities --------------------------------------------------------------------------------------
 
-def _chosen_targets(state: BattleState, c: Combatant, a: dict[str, Any], p: dict[str, Any]
-                    ) -> tuple[list[str], list[int] | None] | Refusal:
+
+def _chosen_targets(
+    state: BattleState, c: Combatant, a: dict[str, Any], p: dict[str, Any]
+) -> tuple[list[str], list[int] | None] | Refusal:
     if a["target"] == "square":
         sq = as_square(p.get("square"), state.width, state.height)
         if sq is None:
             return Refusal("Choose a square on the board.")
         if manhattan(c.pos, sq) > a["range"]:
-            return Refusal(f"That square is out of range ({manhattan(c.pos, sq)} > {a['range']}).", RefusalCode.OUT_OF_RANGE)
+            return Refusal(
+                f"That square is out of range ({manhattan(c.pos, sq)} > {a['range']}).",
+                RefusalCode.OUT_OF_RANGE,
+            )
         if a["leap"]:
             walls, allies, enemies = obstacles(state, c)
             if sq in walls or sq in allies or sq in enemies or list(sq) == c.pos:
@@ -434,9 +502,14 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     spend = {"slots": slot_cost(c, a["type"], a["cost"]), "mp": a["mp"]}
     if a["type"] == "move":
         spend["move"] = c.resources.get("move", 0)
-    data: dict[str, Any] = {"actor": c.id, "ability": key, "name": a["name"], "action_type": a["type"],
-                            "targets": targets,
-                            "spend": {k: v for k, v in spend.items() if v}}
+    data: dict[str, Any] = {
+        "actor": c.id,
+        "ability": key,
+        "name": a["name"],
+        "action_type": a["type"],
+        "targets": targets,
+        "spend": {k: v for k, v in spend.items() if v},
+    }
     if square is not None:
         data["square"] = square
     if a["disengage"]:
@@ -467,10 +540,20 @@ def effects(ctx: Ctx, src: Combatant, t: Combatant, a: dict[str, Any]) -> None:
     if a["damage"]:
         bonus = int(src.sheet.get("magic" if a["damage_type"] == "magical" else "attack", 0) or 0)
         raw = ctx.roll(a["damage"], "damage").total + bonus
-        defences = {"defense": stat(state, t, "defense"), "magic_defense": stat(state, t, "magic_defense"),
-                    "resistances": t.sheet.get("resistances", ""), "weaknesses": t.sheet.get("weaknesses", "")}
-        dealt = damage_against(defences, raw, a["damage_type"], a["element"], irreducible=a["irreducible"],
-                               weakness_multiplier=int(state.options.get("weakness_multiplier", 2)))
+        defences = {
+            "defense": stat(state, t, "defense"),
+            "magic_defense": stat(state, t, "magic_defense"),
+            "resistances": t.sheet.get("resistances", ""),
+            "weaknesses": t.sheet.get("weaknesses", ""),
+        }
+        dealt = damage_against(
+            defences,
+            raw,
+            a["damage_type"],
+            a["element"],
+            irreducible=a["irreducible"],
+            weakness_multiplier=int(state.options.get("weakness_multiplier", 2)),
+        )
         deal(ctx, src, t, dealt, raw, a)
     if a["heal"] and t.alive:
         amount = max(0, ctx.roll(a["heal"], "healing").total + int(src.sheet.get("magic", 0) or 0))
@@ -481,12 +564,27 @@ def effects(ctx: Ctx, src: Combatant, t: Combatant, a: dict[str, Any]) -> None:
             roll = ctx.roll("1d100", "saving throw").total
             mine, theirs = stat(state, t, a["save"]), stat(state, src, a["save_against"])
             avoided = save_avoids(roll, mine, theirs)
-            ctx.emit("save.rolled", combatant=t.id, status=a["status"], roll=roll, stat=a["save"], value=mine,
-                     against=a["save_against"], target_number=theirs, avoided=avoided)
+            ctx.emit(
+                "save.rolled",
+                combatant=t.id,
+                status=a["status"],
+                roll=roll,
+                stat=a["save"],
+                value=mine,
+                against=a["save_against"],
+                target_number=theirs,
+                avoided=avoided,
+            )
             if avoided:
                 return
-        ctx.emit("status.applied", combatant=t.id, status=a["status"], power=0, duration=a["duration"],
-                 source=src.id)
+        ctx.emit(
+            "status.applied",
+            combatant=t.id,
+            status=a["status"],
+            power=0,
+            duration=a["duration"],
+            source=src.id,
+        )
 
 
 def deal(ctx: Ctx, src: Combatant | None, t: Combatant, dealt: int, raw: int, a: dict[str, Any]) -> None:
@@ -500,5 +598,6 @@ def deal(ctx: Ctx, src: Combatant | None, t: Combatant, dealt: int, raw: int, a:
         ctx.emit("lp.lost", actor=actor, target=t.id, amount=dealt, lp=max(0, lp), alive=lp > 0, **extra)
         return
     hp = t.hp - dealt if not t.ko else t.hp
-    ctx.emit("damage.dealt", actor=actor, target=t.id, amount=dealt, hp=max(0, hp), ko=t.ko or hp <= 0,
-             **extra)
+    ctx.emit(
+        "damage.dealt", actor=actor, target=t.id, amount=dealt, hp=max(0, hp), ko=t.ko or hp <= 0, **extra
+    )

@@ -21,6 +21,7 @@ Square = tuple[int, int]
 
 # --- accuracy, damage, saves (MIST-HIT-1, MIST-DMG-1/2, MIST-SAVE-1) ------------------------------
 
+
 def accuracy_hits(roll: int | None, accuracy: int, evasion: int) -> bool:
     """The check (1d100 + Accuracy, or Accuracy alone when ``roll`` is None) meets Evasion."""
     return (roll or 0) + accuracy >= evasion
@@ -66,8 +67,15 @@ def resistance_errors(text: str) -> list[str]:
     return errors
 
 
-def reduced_damage(amount: int, defence: int = 0, resistance: int = 0, *, irreducible: bool = False,
-                   weak: bool = False, weakness_multiplier: int = 2) -> int:
+def reduced_damage(
+    amount: int,
+    defence: int = 0,
+    resistance: int = 0,
+    *,
+    irreducible: bool = False,
+    weak: bool = False,
+    weakness_multiplier: int = 2,
+) -> int:
     """Damage after DEF/MDF and the element's resistance (1:1), then weakness (after reduction).
 
     Never below 0. Irreducible damage ignores defence and resistance but a
@@ -80,15 +88,28 @@ def reduced_damage(amount: int, defence: int = 0, resistance: int = 0, *, irredu
     return dealt
 
 
-def damage_against(sheet: Mapping, amount: int, kind: str, element: str = "", *, irreducible: bool = False,
-                   weakness_multiplier: int = 2) -> int:
+def damage_against(
+    sheet: Mapping,
+    amount: int,
+    kind: str,
+    element: str = "",
+    *,
+    irreducible: bool = False,
+    weakness_multiplier: int = 2,
+) -> int:
     """``reduced_damage`` reading DEF (physical) or MDF (magical) and the element from a sheet."""
     defence = int(sheet.get("magic_defense" if kind == "magical" else "defense", 0) or 0)
     element = (element or "").lower()
     resistance = parse_resistances(sheet.get("resistances")).get(element, 0) if element else 0
     weak = bool(element) and element in parse_weaknesses(sheet.get("weaknesses"))
-    return reduced_damage(amount, defence, resistance, irreducible=irreducible, weak=weak,
-                          weakness_multiplier=weakness_multiplier)
+    return reduced_damage(
+        amount,
+        defence,
+        resistance,
+        irreducible=irreducible,
+        weak=weak,
+        weakness_multiplier=weakness_multiplier,
+    )
 
 
 def save_avoids(roll: int, stat: int, against: int) -> bool:
@@ -98,8 +119,13 @@ def save_avoids(roll: int, stat: int, against: int) -> bool:
 
 # --- initiative (MIST-INIT-1/2) -----------------------------------------------------------------
 
-def initiative_order(totals: Mapping[str, int], speeds: Mapping[str, int],
-                     roll_off: Callable[[list[str]], Mapping[str, int]], max_rounds: int = 50) -> list[str]:
+
+def initiative_order(
+    totals: Mapping[str, int],
+    speeds: Mapping[str, int],
+    roll_off: Callable[[list[str]], Mapping[str, int]],
+    max_rounds: int = 50,
+) -> list[str]:
     """Highest total first; ties by higher Speed; still tied: ``roll_off(ids)`` until resolved.
 
     ``roll_off`` returns a fresh roll per id. After ``max_rounds`` roll-offs
@@ -114,7 +140,9 @@ def initiative_order(totals: Mapping[str, int], speeds: Mapping[str, int],
     return order
 
 
-def _resolve_tie(ids: list[str], roll_off: Callable[[list[str]], Mapping[str, int]], budget: int) -> list[str]:
+def _resolve_tie(
+    ids: list[str], roll_off: Callable[[list[str]], Mapping[str, int]], budget: int
+) -> list[str]:
     if len(ids) < 2:
         return ids
     if budget <= 0:
@@ -131,8 +159,17 @@ def _resolve_tie(ids: list[str], roll_off: Callable[[list[str]], Mapping[str, in
 
 # --- movement and ramparts (MIST-MOVE-3, MIST-RAMP-1/2) -----------------------------------------
 
-def path_problem(path: Sequence[Sequence[int]], start: Sequence[int], *, width: int, height: int,
-                 blocked: set[Square], allies: set[Square], enemies: set[Square]) -> str:
+
+def path_problem(
+    path: Sequence[Sequence[int]],
+    start: Sequence[int],
+    *,
+    width: int,
+    height: int,
+    blocked: set[Square],
+    allies: set[Square],
+    enemies: set[Square],
+) -> str:
     """Why a path of cardinal steps from ``start`` is illegal ('' when legal).
 
     The path lists the squares entered, not the start. Allies may be passed
@@ -157,9 +194,14 @@ def path_problem(path: Sequence[Sequence[int]], start: Sequence[int], *, width: 
     return ""
 
 
-def rampart_provocations(start: Sequence[int], path: Sequence[Sequence[int]],
-                         zones: Mapping[str, int], holders: Mapping[str, Sequence[int]],
-                         already: Iterable[str] = (), once: bool = True) -> list[tuple[int, str]]:
+def rampart_provocations(
+    start: Sequence[int],
+    path: Sequence[Sequence[int]],
+    zones: Mapping[str, int],
+    holders: Mapping[str, Sequence[int]],
+    already: Iterable[str] = (),
+    once: bool = True,
+) -> list[tuple[int, str]]:
     """Where a move provokes rampart attacks: ``[(index of the square left, holder id), ...]``.
 
     ``zones`` maps each active enemy rampart holder to its range N; a square is

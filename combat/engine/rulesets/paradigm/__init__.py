@@ -166,9 +166,13 @@ class Paradigm(Ruleset):
         "A held turn is an extra place in the order, removed once used.",
     )
     carry_over = (
-        CarryOver("Anima", True, "House rule (the source does not say whether spent Anima comes back): what is "
-                  "left carries to the next battle, unless the house rule \"Anima after a battle\" restores it.",
-                  "anima"),
+        CarryOver(
+            "Anima",
+            True,
+            "House rule (the source does not say whether spent Anima comes back): what is "
+            'left carries to the next battle, unless the house rule "Anima after a battle" restores it.',
+            "anima",
+        ),
         HP_RESTORED,
         STATUSES_END,
     )
@@ -193,13 +197,15 @@ class Paradigm(Ruleset):
 
     def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
         """Every ability, job, item, weapon, accessory and eidolon a sheet names must be defined."""
-        checks = [("abilities", sheet.get("abilities", ()), ("abilities",)),
-                  ("jobs", [job_key(j) for j in [*sheet.get("jobs", ()), sheet.get("job")] if j], ("jobs",)),
-                  ("items", sheet.get("items", ()), ("items",)),
-                  ("weapon", [sheet.get("weapon")] if sheet.get("weapon") else [], ("weapons",)),
-                  ("accessory", [sheet.get("accessory")] if sheet.get("accessory") else [], ("accessories",)),
-                  ("gear", sheet.get("gear", ()), ("weapons", "accessories")),
-                  ("eidolon", [sheet.get("eidolon")] if sheet.get("eidolon") else [], ("eidolons",))]
+        checks = [
+            ("abilities", sheet.get("abilities", ()), ("abilities",)),
+            ("jobs", [job_key(j) for j in [*sheet.get("jobs", ()), sheet.get("job")] if j], ("jobs",)),
+            ("items", sheet.get("items", ()), ("items",)),
+            ("weapon", [sheet.get("weapon")] if sheet.get("weapon") else [], ("weapons",)),
+            ("accessory", [sheet.get("accessory")] if sheet.get("accessory") else [], ("accessories",)),
+            ("gear", sheet.get("gear", ()), ("weapons", "accessories")),
+            ("eidolon", [sheet.get("eidolon")] if sheet.get("eidolon") else [], ("eidolons",)),
+        ]
         for label, keys, kinds in checks:
             unknown = [k for k in keys if not any(k in definitions(state, kind) for kind in kinds)]
             if unknown:
@@ -209,9 +215,17 @@ class Paradigm(Ruleset):
     # --- combatants and flow -----------------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
         hp = int(sheet.get("hp", 1))
-        return {"hp": hp, "max_hp": hp, "resources": {"ap": 0, "anima": int(sheet.get("anima", 0))},
-                "extra": {"job": job_key(sheet.get("job")), "weapon": sheet.get("weapon", ""),
-                          "accessory": sheet.get("accessory", ""), "gear": list(sheet.get("gear", ()))}}
+        return {
+            "hp": hp,
+            "max_hp": hp,
+            "resources": {"ap": 0, "anima": int(sheet.get("anima", 0))},
+            "extra": {
+                "job": job_key(sheet.get("job")),
+                "weapon": sheet.get("weapon", ""),
+                "accessory": sheet.get("accessory", ""),
+                "gear": list(sheet.get("gear", ())),
+            },
+        }
 
     def can_take_turn(self, state: BattleState, c: Combatant) -> bool:
         """Able, not fleeing, and not waiting behind an ally's eidolon (PARA-EID-1)."""
@@ -221,8 +235,13 @@ class Paradigm(Ruleset):
         """ENG-9; PARA-ACT-FLEE: when every player character has fled, the battle ends without XP."""
         pcs = [c for c in state.combatants.values() if c.side == "party" and c.kind == "pc"]
         if pcs and all(c.extra.get("fled") for c in pcs):
-            return {"winner": None, "reason": "Every player character fled: no XP or items.", "by": "rules",
-                    "fled": True, "xp": False}
+            return {
+                "winner": None,
+                "reason": "Every player character fled: no XP or items.",
+                "by": "rules",
+                "fled": True,
+                "xp": False,
+            }
         able_sides = {c.side for c in state.combatants.values() if able(c)}
         if len(able_sides) > 1:
             return None
@@ -233,8 +252,9 @@ class Paradigm(Ruleset):
     def on_battle_start(self, ctx: Ctx) -> None:
         """PARA-INIT-1: initiative die + bonus, ties by the higher bonus, then roll-offs."""
         die = ctx.state.options.get("initiative_die", "1d20")
-        order = roll_initiative(ctx, list(ctx.state.combatants), lambda c: die,
-                                lambda c: int(c.sheet.get("initiative", 0)))
+        order = roll_initiative(
+            ctx, list(ctx.state.combatants), lambda c: die, lambda c: int(c.sheet.get("initiative", 0))
+        )
         ctx.emit("order.set", order=order)
 
     def on_round_start(self, ctx: Ctx) -> None:
@@ -260,7 +280,7 @@ class Paradigm(Ruleset):
             ctx.emit("resources.set", combatant=c.id, resources={"ap": 0}, reason="turn ended")
         i = state.turn
         if c.extra.get("held_turn") and 0 < i < len(state.order) and c.id in state.order[:i]:
-            order = state.order[:i] + state.order[i + 1:]
+            order = state.order[:i] + state.order[i + 1 :]
             ctx.emit("order.set", order=order, turn=i - 1)
 
     # --- ENG-5 ---------------------------------------------------------------------------------------
@@ -270,7 +290,9 @@ class Paradigm(Ruleset):
         opts: list[ActionOption] = []
         why = gate(state, c, 1, "melee")
         targets = [] if why else single_targets(state, c, "enemy", "physical", True)
-        opts.append(_opt("attack", "Basic Attack", 1, targets, why or ("" if targets else "No enemy in reach.")))
+        opts.append(
+            _opt("attack", "Basic Attack", 1, targets, why or ("" if targets else "No enemy in reach."))
+        )
         opts += self._ability_options(state, c)
         for key, n in inventory(state, c.side).items():
             item = definition(state, "items", key)
@@ -278,12 +300,21 @@ class Paradigm(Ruleset):
                 continue
             why = gate(state, c, 1)
             targets = [] if why else _targets_for(state, c, item)
-            opts.append(_opt("item", f"{item['name']} (x{n})", 1, targets if item["target"] in ("enemy", "ally")
-                             else [], why or ("" if targets else "No one to target."), item=key))
+            opts.append(
+                _opt(
+                    "item",
+                    f"{item['name']} (x{n})",
+                    1,
+                    targets if item["target"] in ("enemy", "ally") else [],
+                    why or ("" if targets else "No one to target."),
+                    item=key,
+                )
+            )
         to = "back" if row_of(c) == "front" else "front"
         opts.append(_opt("change_row", f"Move to the {to} row", 1, [], gate(state, c, 1)))
-        why = gate(state, c, 1) or ("Already held AP this round." if c.extra.get("held_round") == state.round
-                                    else "")
+        why = gate(state, c, 1) or (
+            "Already held AP this round." if c.extra.get("held_round") == state.round else ""
+        )
         later = [] if why else hold_targets(state, c)
         opts.append(_opt("hold", "Hold AP", 1, later, why or ("" if later else "No one acts after you.")))
         for key, obj in paradigm_play.objects(state).items():
@@ -294,8 +325,15 @@ class Paradigm(Ruleset):
         opts.append(_opt("flee", "Flee", 0, [], flee_problem(state, c)))
         if c.sheet.get("eidolon"):
             d = definition(state, "eidolons", c.sheet["eidolon"])
-            opts.append(ActionOption("summon", f"Summon {d['name'] if d else 'eidolon'}", {"anima": 3},
-                                     available=not summon_problem(state, c), reason=summon_problem(state, c) or ""))
+            opts.append(
+                ActionOption(
+                    "summon",
+                    f"Summon {d['name'] if d else 'eidolon'}",
+                    {"anima": 3},
+                    available=not summon_problem(state, c),
+                    reason=summon_problem(state, c) or "",
+                )
+            )
         return opts
 
     def _ability_options(self, state: BattleState, c: Combatant) -> list[ActionOption]:
@@ -304,7 +342,9 @@ class Paradigm(Ruleset):
             a = definition(state, "abilities", key)
             if a is None:
                 continue
-            why = gate(state, c, a["cost"], "abilities") or (gate(state, c, 0, "melee") if a["melee"] else None)
+            why = gate(state, c, a["cost"], "abilities") or (
+                gate(state, c, 0, "melee") if a["melee"] else None
+            )
             targets = [] if why else _targets_for(state, c, a)
             area = a["target"] in ("all_enemies", "all_allies")
             if not why and not targets:
@@ -333,6 +373,9 @@ def _targets_for(state: BattleState, c: Combatant, eff: dict[str, Any]) -> list[
     return single_targets(state, c, mode, eff["type"], eff.get("melee", False))
 
 
-def _opt(kind: str, label: str, cost: int, targets: list[str], why: str | None, **params: Any) -> ActionOption:
-    return ActionOption(kind, label, {"ap": cost} if cost else {}, list(targets), [], not why, why or "", params)
-
+def _opt(
+    kind: str, label: str, cost: int, targets: list[str], why: str | None, **params: Any
+) -> ActionOption:
+    return ActionOption(
+        kind, label, {"ap": cost} if cost else {}, list(targets), [], not why, why or "", params
+    )

@@ -39,35 +39,52 @@ EQUIP_SLOTS = {"weapon": "weapons", "accessory": "accessories"}
 
 # --- effects ------------------------------------------------------------------------------------
 
+
 def harmful(d: dict[str, Any]) -> bool:
     """A status cleansing removes: it blocks something, deals damage or lowers a statistic."""
     return bool(d.get("blocks") or d.get("damage")) or any(
-        d.get(k, 0) < 0 for k in ("attack", "magic", "defense", "magic_defense"))
+        d.get(k, 0) < 0 for k in ("attack", "magic", "defense", "magic_defense")
+    )
 
 
 def deal(ctx: Ctx, actor: str | None, t: Combatant, raw: int, defense: int, kind: str, source: str) -> None:
     """Damage ``raw`` minus ``defense`` (at least 0); an eidolon at 0 HP disappears (PARA-EID-4)."""
     amount = max(0, raw - defense)
     hp = max(0, t.hp - amount)
-    ctx.emit("damage.dealt", actor=actor, target=t.id, source=source, kind=kind, raw=raw, defense=defense,
-             amount=amount, hp=hp, ko=hp <= 0)
+    ctx.emit(
+        "damage.dealt",
+        actor=actor,
+        target=t.id,
+        source=source,
+        kind=kind,
+        raw=raw,
+        defense=defense,
+        amount=amount,
+        hp=hp,
+        ko=hp <= 0,
+    )
     if hp <= 0 and t.extra.get("eidolon_of"):
         dismiss(ctx, t, "defeated")
 
 
 def heal(ctx: Ctx, actor: str | None, t: Combatant, rolled: int, source: str) -> None:
     hp = min(t.max_hp, t.hp + max(0, rolled))
-    ctx.emit("healed", actor=actor, target=t.id, source=source, raw=rolled, amount=hp - t.hp, hp=hp, ko=hp <= 0)
+    ctx.emit(
+        "healed", actor=actor, target=t.id, source=source, raw=rolled, amount=hp - t.hp, hp=hp, ko=hp <= 0
+    )
 
 
 def dismiss(ctx: Ctx, eidolon: Combatant, reason: str) -> None:
     """The eidolon leaves the field; its side acts and can be targeted again (PARA-EID-3/4)."""
-    ctx.emit("eidolon.dismissed", combatant=eidolon.id, summoner=eidolon.extra.get("eidolon_of"), reason=reason)
+    ctx.emit(
+        "eidolon.dismissed", combatant=eidolon.id, summoner=eidolon.extra.get("eidolon_of"), reason=reason
+    )
     ctx.emit("combatant.removed", combatant=eidolon.id, reason=reason)
 
 
-def apply_effect(ctx: Ctx, actor: Combatant | None, t: Combatant, eff: dict[str, Any], source: str,
-                 kind: str | None = None) -> None:
+def apply_effect(
+    ctx: Ctx, actor: Combatant | None, t: Combatant, eff: dict[str, Any], source: str, kind: str | None = None
+) -> None:
     """One effect of an ability, item or object on one target. ``kind`` limits it to one Effect Phase step."""
     state = ctx.state
     etype = eff["type"]
@@ -87,13 +104,25 @@ def apply_effect(ctx: Ctx, actor: Combatant | None, t: Combatant, eff: dict[str,
     elif etype == "anima":
         if kind not in (None, "other"):
             return
-        ctx.emit("resources.set", combatant=t.id, resources={"anima": t.resources.get("anima", 0) + eff["bonus"]},
-                 source=source, gain=eff["bonus"])
+        ctx.emit(
+            "resources.set",
+            combatant=t.id,
+            resources={"anima": t.resources.get("anima", 0) + eff["bonus"]},
+            source=source,
+            gain=eff["bonus"],
+        )
     elif etype == "status":
         if kind not in (None, "statuses"):
             return
-        ctx.emit("status.applied", combatant=t.id, status=eff["status"], power=0, duration=eff["duration"],
-                 source=source, by_combatant=aid)
+        ctx.emit(
+            "status.applied",
+            combatant=t.id,
+            status=eff["status"],
+            power=0,
+            duration=eff["duration"],
+            source=source,
+            by_combatant=aid,
+        )
     elif etype == "cleanse":
         if kind not in (None, "statuses"):
             return
@@ -103,8 +132,9 @@ def apply_effect(ctx: Ctx, actor: Combatant | None, t: Combatant, eff: dict[str,
                 ctx.emit("status.removed", combatant=t.id, status=skey, reason="cleansed", source=source)
 
 
-def pick_targets(state: BattleState, c: Combatant, eff: dict[str, Any], params: dict[str, Any],
-                 melee: bool = False) -> list[str] | Refusal:
+def pick_targets(
+    state: BattleState, c: Combatant, eff: dict[str, Any], params: dict[str, Any], melee: bool = False
+) -> list[str] | Refusal:
     """The targets of an effect: chosen (one) or everyone its area reaches."""
     mode, kind = eff["target"], eff["type"]
     if mode in ("all_enemies", "all_allies"):
@@ -126,6 +156,7 @@ def pick_targets(state: BattleState, c: Combatant, eff: dict[str, Any], params: 
 
 # --- gates and the end of AP --------------------------------------------------------------------
 
+
 def gate(state: BattleState, c: Combatant, cost: int, what: str = "") -> str | None:
     """Why ``c`` cannot take an action costing ``cost`` AP now (a status, AP), or None."""
     name = blocked_by(state, c, "actions")
@@ -145,8 +176,13 @@ def after_action(ctx: Ctx, c: Combatant) -> None:
     """PARA-AP-2: the turn ends when the AP runs out."""
     state = ctx.state
     cur = state.current()
-    if (state.phase == "active" and state.pending is None and cur is not None and cur.id == c.id
-            and cur.resources.get("ap", 0) <= 0):
+    if (
+        state.phase == "active"
+        and state.pending is None
+        and cur is not None
+        and cur.id == c.id
+        and cur.resources.get("ap", 0) <= 0
+    ):
         ctx.end_turn()
 
 
@@ -157,6 +193,7 @@ def _not_eidolon(c: Combatant) -> Refusal | None:
 
 
 # --- actions ---------------------------------------------------------------------------------------
+
 
 def act_attack(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-ATTACK: 1 AP, colorless physical melee; weapon dice + attack - DEF, at least 0."""
@@ -173,7 +210,15 @@ def act_attack(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     t = state.combatants[targets[0]]
     ctx.emit("attack.declared", actor=c.id, targets=[t.id], spend={"ap": 1})
     r = ctx.roll(weapon_dice(state, c), "damage")
-    deal(ctx, c.id, t, r.total + stat(state, c, "attack"), stat(state, t, "defense"), "physical", "basic_attack")
+    deal(
+        ctx,
+        c.id,
+        t,
+        r.total + stat(state, c, "attack"),
+        stat(state, t, "defense"),
+        "physical",
+        "basic_attack",
+    )
     after_action(ctx, c)
     return None
 
@@ -193,8 +238,14 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     targets = pick_targets(state, c, a, action.params, a["melee"])
     if isinstance(targets, Refusal):
         return targets
-    ctx.emit("ability.used", actor=c.id, ability=key, name=a["name"], targets=targets,
-             spend={"ap": a["cost"]} if a["cost"] else {})
+    ctx.emit(
+        "ability.used",
+        actor=c.id,
+        ability=key,
+        name=a["name"],
+        targets=targets,
+        spend={"ap": a["cost"]} if a["cost"] else {},
+    )
     if a["timing"] == "effect":  # PARA-EFF-1: resolved in the coming Effect Phase
         ctx.emit("effect.queued", actor=c.id, ability=key, name=a["name"], targets=targets)
     else:
@@ -222,7 +273,9 @@ def act_item(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     targets = pick_targets(state, c, item, action.params)
     if isinstance(targets, Refusal):
         return targets
-    ctx.emit("item.used", actor=c.id, item=key, name=item["name"], side=c.side, targets=targets, spend={"ap": 1})
+    ctx.emit(
+        "item.used", actor=c.id, item=key, name=item["name"], side=c.side, targets=targets, spend={"ap": 1}
+    )
     for tid in targets:
         t = ctx.state.combatants.get(tid)
         if t is not None:
@@ -272,7 +325,7 @@ def act_hold(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 
 def hold_targets(state: BattleState, c: Combatant) -> list[str]:
     out: list[str] = []
-    for cid in state.order[state.turn + 1:]:
+    for cid in state.order[state.turn + 1 :]:
         t = state.combatants.get(cid)
         if cid != c.id and t is not None and t.alive and not t.extra.get("fled") and cid not in out:
             out.append(cid)
@@ -297,15 +350,25 @@ def act_interact(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     cost = c.resources.get("ap", 0) if whole else obj["ap"]
     step = progress["progress"] + 1 if whole else 0
     done = step >= whole
-    ctx.emit("object.used", actor=c.id, object=key, name=obj["name"], progress=0 if done else step,
-             needed=whole, done=done, spend={"ap": cost})
+    ctx.emit(
+        "object.used",
+        actor=c.id,
+        object=key,
+        name=obj["name"],
+        progress=0 if done else step,
+        needed=whole,
+        done=done,
+        spend={"ap": cost},
+    )
     if done and obj["ability"]:
         a = definition(state, "abilities", obj["ability"])
         if a is not None:
             mode = a["target"]
             targets = [c.id] if mode == "self" else area_targets(ctx.state, c, mode, a["type"], False)
             for tid in targets:
-                apply_effect(ctx, ctx.state.combatants.get(c.id), ctx.state.combatants[tid], a, f"object:{key}")
+                apply_effect(
+                    ctx, ctx.state.combatants.get(c.id), ctx.state.combatants[tid], a, f"object:{key}"
+                )
     after_action(ctx, c)
     return None
 
@@ -390,16 +453,59 @@ def act_summon(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return Refusal(why)
     d = definition(state, "eidolons", c.sheet["eidolon"])
     eid = f"c{state.extra.get('next_id', 1)}"
-    sheet = {"tier": c.sheet.get("tier", 1), "hp": d["hp"], "initiative": 0, "attack_bonus": d["attack"],
-             "magic_bonus": d["magic"], "weapon_damage": "1d4", "defense": d["defense"],
-             "magic_defense": d["magic_defense"], "anima": 0, "job": "", "jobs": [], "abilities": d["abilities"],
-             "row": "front", "weapon": "", "accessory": "", "gear": [], "items": [], "eidolon": ""}
-    extra = {"eidolon_of": c.id, "carry_ap": c.resources.get("ap", 0), "job": "", "weapon": "", "accessory": "",
-             "gear": []}
-    made = Combatant(eid, d["name"], c.side, "npc", c.controller, None, sheet, d["hp"], d["hp"],
-                     {"ap": 0, "anima": 0}, {}, None, "front", True, False, extra)
-    ctx.emit("eidolon.summoned", actor=c.id, eidolon=c.sheet["eidolon"], name=d["name"],
-             spend={"anima": SUMMON_ANIMA})
+    sheet = {
+        "tier": c.sheet.get("tier", 1),
+        "hp": d["hp"],
+        "initiative": 0,
+        "attack_bonus": d["attack"],
+        "magic_bonus": d["magic"],
+        "weapon_damage": "1d4",
+        "defense": d["defense"],
+        "magic_defense": d["magic_defense"],
+        "anima": 0,
+        "job": "",
+        "jobs": [],
+        "abilities": d["abilities"],
+        "row": "front",
+        "weapon": "",
+        "accessory": "",
+        "gear": [],
+        "items": [],
+        "eidolon": "",
+    }
+    extra = {
+        "eidolon_of": c.id,
+        "carry_ap": c.resources.get("ap", 0),
+        "job": "",
+        "weapon": "",
+        "accessory": "",
+        "gear": [],
+    }
+    made = Combatant(
+        eid,
+        d["name"],
+        c.side,
+        "npc",
+        c.controller,
+        None,
+        sheet,
+        d["hp"],
+        d["hp"],
+        {"ap": 0, "anima": 0},
+        {},
+        None,
+        "front",
+        True,
+        False,
+        extra,
+    )
+    ctx.emit(
+        "eidolon.summoned",
+        actor=c.id,
+        eidolon=c.sheet["eidolon"],
+        name=d["name"],
+        spend={"anima": SUMMON_ANIMA},
+    )
     ctx.emit("combatant.added", combatant=made.to_dict())
     order = [x for x in ctx.state.order if x != eid]
     order.insert(state.turn + 1, eid)
@@ -409,8 +515,15 @@ def act_summon(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 
 
 ACTIONS = {
-    "attack": act_attack, "ability": act_ability, "item": act_item, "change_row": act_change_row,
-    "hold": act_hold, "interact": act_interact, "swap": act_swap, "flee": act_flee, "summon": act_summon,
+    "attack": act_attack,
+    "ability": act_ability,
+    "item": act_item,
+    "change_row": act_change_row,
+    "hold": act_hold,
+    "interact": act_interact,
+    "swap": act_swap,
+    "flee": act_flee,
+    "summon": act_summon,
 }
 
 

@@ -33,78 +33,123 @@ def _mods() -> tuple[Field, ...]:
     )
 
 
-ABILITY_SCHEMA = SheetSchema((
-    Field("name", "Name", "str", max_length=60),
-    Field("type", "Type", "choice", choices=ABILITY_TYPES,
-          help="physical (against DEF) or magical (against MDEF) damage, heal, status, cleanse (end statuses)."),
-    Field("target", "Targets", "choice", required=False, default="enemy", choices=TARGETS),
-    Field("cost", "AP cost", "int", required=False, default=1, min=0, max=3),
-    Field("dice", "Dice", "str", required=False, default="", max_length=40),
-    Field("bonus", "Bonus added to the dice", "int", required=False, default=0, min=-99, max=99),
-    Field("melee", "Melee (PARA-MELEE-1: enemy front row only)", "bool", required=False, default=False),
-    Field("status", "Status applied", "str", required=False, default="", max_length=40),
-    Field("duration", "Status duration (Effect Phases)", "int", required=False, default=2, min=1, max=20),
-    Field("timing", "Takes effect", "choice", required=False, default="now", choices=TIMINGS,
-          help="now, or in the next Effect Phase (PARA-EFF-1), like a Priest's Prayer."),
-    Field("description", "Description", "str", required=False, default="", max_length=300),
-))
+ABILITY_SCHEMA = SheetSchema(
+    (
+        Field("name", "Name", "str", max_length=60),
+        Field(
+            "type",
+            "Type",
+            "choice",
+            choices=ABILITY_TYPES,
+            help="physical (against DEF) or magical (against MDEF) damage, heal, status, cleanse (end statuses).",
+        ),
+        Field("target", "Targets", "choice", required=False, default="enemy", choices=TARGETS),
+        Field("cost", "AP cost", "int", required=False, default=1, min=0, max=3),
+        Field("dice", "Dice", "str", required=False, default="", max_length=40),
+        Field("bonus", "Bonus added to the dice", "int", required=False, default=0, min=-99, max=99),
+        Field("melee", "Melee (PARA-MELEE-1: enemy front row only)", "bool", required=False, default=False),
+        Field("status", "Status applied", "str", required=False, default="", max_length=40),
+        Field("duration", "Status duration (Effect Phases)", "int", required=False, default=2, min=1, max=20),
+        Field(
+            "timing",
+            "Takes effect",
+            "choice",
+            required=False,
+            default="now",
+            choices=TIMINGS,
+            help="now, or in the next Effect Phase (PARA-EFF-1), like a Priest's Prayer.",
+        ),
+        Field("description", "Description", "str", required=False, default="", max_length=300),
+    )
+)
 
-JOB_SCHEMA = SheetSchema((
-    Field("name", "Name", "str", max_length=60),
-    Field("abilities", "Job abilities", "list", required=False, default=[]),
-    *_mods(),
-))
+JOB_SCHEMA = SheetSchema(
+    (
+        Field("name", "Name", "str", max_length=60),
+        Field("abilities", "Job abilities", "list", required=False, default=[]),
+        *_mods(),
+    )
+)
 
-WEAPON_SCHEMA = SheetSchema((
-    Field("name", "Name", "str", max_length=60),
-    Field("dice", "Damage dice", "str", max_length=40),
-    Field("attack", "Attack bonus", "int", required=False, default=0, min=-99, max=99),
-))
+WEAPON_SCHEMA = SheetSchema(
+    (
+        Field("name", "Name", "str", max_length=60),
+        Field("dice", "Damage dice", "str", max_length=40),
+        Field("attack", "Attack bonus", "int", required=False, default=0, min=-99, max=99),
+    )
+)
 
 ACCESSORY_SCHEMA = SheetSchema((Field("name", "Name", "str", max_length=60), *_mods()))
 
-ITEM_SCHEMA = SheetSchema((
-    Field("name", "Name", "str", max_length=60),
-    Field("type", "Effect", "choice", choices=("heal", "physical", "magical", "status", "cleanse", "anima")),
-    Field("target", "Targets", "choice", required=False, default="ally", choices=TARGETS),
-    Field("dice", "Dice", "str", required=False, default="", max_length=40),
-    Field("bonus", "Bonus", "int", required=False, default=0, min=-99, max=99),
-    Field("status", "Status applied", "str", required=False, default="", max_length=40),
-    Field("duration", "Status duration", "int", required=False, default=2, min=1, max=20),
-))
+ITEM_SCHEMA = SheetSchema(
+    (
+        Field("name", "Name", "str", max_length=60),
+        Field(
+            "type", "Effect", "choice", choices=("heal", "physical", "magical", "status", "cleanse", "anima")
+        ),
+        Field("target", "Targets", "choice", required=False, default="ally", choices=TARGETS),
+        Field("dice", "Dice", "str", required=False, default="", max_length=40),
+        Field("bonus", "Bonus", "int", required=False, default=0, min=-99, max=99),
+        Field("status", "Status applied", "str", required=False, default="", max_length=40),
+        Field("duration", "Status duration", "int", required=False, default=2, min=1, max=20),
+    )
+)
 
-STATUS_SCHEMA = SheetSchema((
-    Field("name", "Name", "str", max_length=40),
-    Field("blocks", "Prevents", "list", required=False, default=[], choices=BLOCKS),
-    Field("damage", "Damage each Effect Phase (dice)", "str", required=False, default="", max_length=40),
-    Field("healing", "Healing each Effect Phase (dice)", "str", required=False, default="", max_length=40),
-    *_mods(),
-    Field("description", "Description", "str", required=False, default="", max_length=300),
-))
+STATUS_SCHEMA = SheetSchema(
+    (
+        Field("name", "Name", "str", max_length=40),
+        Field("blocks", "Prevents", "list", required=False, default=[], choices=BLOCKS),
+        Field("damage", "Damage each Effect Phase (dice)", "str", required=False, default="", max_length=40),
+        Field(
+            "healing", "Healing each Effect Phase (dice)", "str", required=False, default="", max_length=40
+        ),
+        *_mods(),
+        Field("description", "Description", "str", required=False, default="", max_length=300),
+    )
+)
 
-EIDOLON_SCHEMA = SheetSchema((
-    Field("name", "Name", "str", max_length=60),
-    Field("hp", "HP", "int", min=1, max=99999),
-    Field("attack", "Attack bonus", "int", required=False, default=0, min=-99, max=99),
-    Field("magic", "Magic bonus", "int", required=False, default=0, min=-99, max=99),
-    Field("defense", "DEF", "int", required=False, default=0, min=0, max=999),
-    Field("magic_defense", "MDEF", "int", required=False, default=0, min=0, max=999),
-    Field("abilities", "Listed abilities (PARA-EID-5)", "list", required=False, default=[]),
-))
+EIDOLON_SCHEMA = SheetSchema(
+    (
+        Field("name", "Name", "str", max_length=60),
+        Field("hp", "HP", "int", min=1, max=99999),
+        Field("attack", "Attack bonus", "int", required=False, default=0, min=-99, max=99),
+        Field("magic", "Magic bonus", "int", required=False, default=0, min=-99, max=99),
+        Field("defense", "DEF", "int", required=False, default=0, min=0, max=999),
+        Field("magic_defense", "MDEF", "int", required=False, default=0, min=0, max=999),
+        Field("abilities", "Listed abilities (PARA-EID-5)", "list", required=False, default=[]),
+    )
+)
 
-OBJECT_SCHEMA = SheetSchema((
-    Field("name", "Name", "str", max_length=60),
-    Field("ap", "AP per interaction", "int", required=False, default=1, min=1, max=3),
-    Field("whole_turns", "Whole turns needed (0 = a simple action)", "int", required=False, default=0,
-          min=0, max=5),
-    Field("ability", "Effect when done (an ability hitting all enemies, all allies or the user)", "str",
-          required=False, default="", max_length=40),
-    Field("uses", "Times it can be completed", "int", required=False, default=1, min=1, max=20),
-    Field("description", "Description", "str", required=False, default="", max_length=300),
-))
+OBJECT_SCHEMA = SheetSchema(
+    (
+        Field("name", "Name", "str", max_length=60),
+        Field("ap", "AP per interaction", "int", required=False, default=1, min=1, max=3),
+        Field(
+            "whole_turns",
+            "Whole turns needed (0 = a simple action)",
+            "int",
+            required=False,
+            default=0,
+            min=0,
+            max=5,
+        ),
+        Field(
+            "ability",
+            "Effect when done (an ability hitting all enemies, all allies or the user)",
+            "str",
+            required=False,
+            default="",
+            max_length=40,
+        ),
+        Field("uses", "Times it can be completed", "int", required=False, default=1, min=1, max=20),
+        Field("description", "Description", "str", required=False, default="", max_length=300),
+    )
+)
 
 
-def _dice(values: dict[str, Any], errors: dict[str, list[str]], key: str = "dice", required: bool = False) -> None:
+def _dice(
+    values: dict[str, Any], errors: dict[str, list[str]], key: str = "dice", required: bool = False
+) -> None:
     expr = values.get(key, "")
     if expr or required:
         msg = check_expr(expr)
@@ -112,7 +157,9 @@ def _dice(values: dict[str, Any], errors: dict[str, list[str]], key: str = "dice
             errors.setdefault(key, []).append(msg)
 
 
-def _refs(values: dict[str, Any], pack: dict[str, Any], key: str, kind: str, errors: dict[str, list[str]]) -> None:
+def _refs(
+    values: dict[str, Any], pack: dict[str, Any], key: str, kind: str, errors: dict[str, list[str]]
+) -> None:
     missing = [k for k in values.get(key, ()) if k not in pack.get(kind, {})]
     if missing:
         errors.setdefault(key, []).append(f"Undefined {kind}: {', '.join(missing)}.")
@@ -156,7 +203,9 @@ def _check_object(values: dict[str, Any], pack: dict[str, Any]) -> dict[str, lis
         if a is None:
             errors.setdefault("ability", []).append("Name a defined ability.")
         elif a["target"] not in ("all_enemies", "all_allies", "self"):
-            errors.setdefault("ability", []).append("The effect must hit all enemies, all allies or the user.")
+            errors.setdefault("ability", []).append(
+                "The effect must hit all enemies, all allies or the user."
+            )
     return errors
 
 
@@ -181,27 +230,76 @@ _RAW_STARTER: dict[str, dict[str, dict[str, Any]]] = {
         "weaken": {"name": "Weaken", "attack": -2, "description": "Attack -2."},
     },
     "abilities": {
-        "power_strike": {"name": "Power Strike", "type": "physical", "cost": 2, "dice": "2d6", "bonus": 2,
-                         "melee": True},
-        "shield_wall": {"name": "Shield Wall", "type": "status", "target": "all_allies", "cost": 1,
-                        "status": "protect", "duration": 2},
+        "power_strike": {
+            "name": "Power Strike",
+            "type": "physical",
+            "cost": 2,
+            "dice": "2d6",
+            "bonus": 2,
+            "melee": True,
+        },
+        "shield_wall": {
+            "name": "Shield Wall",
+            "type": "status",
+            "target": "all_allies",
+            "cost": 1,
+            "status": "protect",
+            "duration": 2,
+        },
         "fire": {"name": "Fire", "type": "magical", "cost": 1, "dice": "1d8", "bonus": 1},
-        "blizzard": {"name": "Blizzard", "type": "magical", "target": "all_enemies", "cost": 2, "dice": "1d6"},
+        "blizzard": {
+            "name": "Blizzard",
+            "type": "magical",
+            "target": "all_enemies",
+            "cost": 2,
+            "dice": "1d6",
+        },
         "cure": {"name": "Cure", "type": "heal", "target": "ally", "cost": 1, "dice": "2d4", "bonus": 1},
-        "prayer": {"name": "Prayer", "type": "heal", "target": "all_allies", "cost": 1, "dice": "1d6",
-                   "timing": "effect", "description": "Heals every ally in the next Effect Phase."},
+        "prayer": {
+            "name": "Prayer",
+            "type": "heal",
+            "target": "all_allies",
+            "cost": 1,
+            "dice": "1d6",
+            "timing": "effect",
+            "description": "Heals every ally in the next Effect Phase.",
+        },
         "esuna": {"name": "Esuna", "type": "cleanse", "target": "ally", "cost": 1},
         "venom_shot": {"name": "Venom Shot", "type": "status", "cost": 1, "status": "poison", "duration": 3},
         "aimed_shot": {"name": "Aimed Shot", "type": "physical", "cost": 1, "dice": "1d8", "bonus": 1},
         "bite": {"name": "Bite", "type": "physical", "cost": 1, "dice": "1d6", "bonus": 1, "melee": True},
-        "howl": {"name": "Howl", "type": "status", "target": "all_enemies", "cost": 1, "status": "weaken",
-                 "duration": 1},
+        "howl": {
+            "name": "Howl",
+            "type": "status",
+            "target": "all_enemies",
+            "cost": 1,
+            "status": "weaken",
+            "duration": 1,
+        },
         "crush": {"name": "Crush", "type": "physical", "cost": 2, "dice": "2d8", "melee": True},
-        "hellfire": {"name": "Hellfire", "type": "magical", "target": "all_enemies", "cost": 1, "dice": "2d6",
-                     "bonus": 2},
-        "flame_claw": {"name": "Flame Claw", "type": "physical", "cost": 1, "dice": "1d10", "bonus": 2,
-                       "melee": True},
-        "rockfall": {"name": "Rockfall", "type": "physical", "target": "all_enemies", "cost": 0, "dice": "1d6"},
+        "hellfire": {
+            "name": "Hellfire",
+            "type": "magical",
+            "target": "all_enemies",
+            "cost": 1,
+            "dice": "2d6",
+            "bonus": 2,
+        },
+        "flame_claw": {
+            "name": "Flame Claw",
+            "type": "physical",
+            "cost": 1,
+            "dice": "1d10",
+            "bonus": 2,
+            "melee": True,
+        },
+        "rockfall": {
+            "name": "Rockfall",
+            "type": "physical",
+            "target": "all_enemies",
+            "cost": 0,
+            "dice": "1d6",
+        },
     },
     "jobs": {
         "knight": {"name": "Knight", "abilities": ["power_strike", "shield_wall"], "defense": 2},
@@ -229,8 +327,15 @@ _RAW_STARTER: dict[str, dict[str, dict[str, Any]]] = {
         "bomb": {"name": "Bomb", "type": "magical", "target": "all_enemies", "dice": "1d6"},
     },
     "eidolons": {
-        "ifrit": {"name": "Ifrit", "hp": 30, "attack": 2, "magic": 2, "defense": 2, "magic_defense": 1,
-                  "abilities": ["hellfire", "flame_claw"]},
+        "ifrit": {
+            "name": "Ifrit",
+            "hp": 30,
+            "attack": 2,
+            "magic": 2,
+            "defense": 2,
+            "magic_defense": 1,
+            "abilities": ["hellfire", "flame_claw"],
+        },
     },
 }
 
@@ -241,29 +346,110 @@ DEMO_PARTY = ("Kael", "Lyra")
 """Names of the demo's two player characters (they take the first ``HEROES`` sheets)."""
 
 HEROES: dict[str, dict[str, Any]] = {
-    "Knight": {"tier": 1, "hp": 36, "initiative": 1, "attack_bonus": 2, "weapon_damage": "1d4", "defense": 3,
-               "magic_defense": 1, "magic_bonus": 0, "anima": 0, "job": "knight", "jobs": ["knight", "ranger"],
-               "abilities": [], "weapon": "sword", "accessory": "iron_ring", "gear": ["axe", "power_band"],
-               "items": ["potion", "antidote"], "eidolon": "", "row": "front"},
-    "Mage": {"tier": 1, "hp": 24, "initiative": 2, "attack_bonus": 0, "weapon_damage": "1d4", "defense": 1,
-             "magic_defense": 3, "magic_bonus": 2, "anima": 3, "job": "black_mage",
-             "jobs": ["black_mage", "white_mage"], "abilities": [], "weapon": "staff", "accessory": "mage_charm",
-             "gear": [], "items": ["potion", "ether", "bomb"], "eidolon": "ifrit", "row": "back"},
-    "Ranger": {"tier": 6, "hp": 28, "initiative": 3, "attack_bonus": 1, "weapon_damage": "1d4", "defense": 2,
-               "magic_defense": 2, "magic_bonus": 0, "anima": 0, "job": "ranger", "jobs": ["ranger", "white_mage"],
-               "abilities": [], "weapon": "bow", "accessory": "", "gear": ["sword"], "items": ["potion"],
-               "eidolon": "", "row": "back"},
+    "Knight": {
+        "tier": 1,
+        "hp": 36,
+        "initiative": 1,
+        "attack_bonus": 2,
+        "weapon_damage": "1d4",
+        "defense": 3,
+        "magic_defense": 1,
+        "magic_bonus": 0,
+        "anima": 0,
+        "job": "knight",
+        "jobs": ["knight", "ranger"],
+        "abilities": [],
+        "weapon": "sword",
+        "accessory": "iron_ring",
+        "gear": ["axe", "power_band"],
+        "items": ["potion", "antidote"],
+        "eidolon": "",
+        "row": "front",
+    },
+    "Mage": {
+        "tier": 1,
+        "hp": 24,
+        "initiative": 2,
+        "attack_bonus": 0,
+        "weapon_damage": "1d4",
+        "defense": 1,
+        "magic_defense": 3,
+        "magic_bonus": 2,
+        "anima": 3,
+        "job": "black_mage",
+        "jobs": ["black_mage", "white_mage"],
+        "abilities": [],
+        "weapon": "staff",
+        "accessory": "mage_charm",
+        "gear": [],
+        "items": ["potion", "ether", "bomb"],
+        "eidolon": "ifrit",
+        "row": "back",
+    },
+    "Ranger": {
+        "tier": 6,
+        "hp": 28,
+        "initiative": 3,
+        "attack_bonus": 1,
+        "weapon_damage": "1d4",
+        "defense": 2,
+        "magic_defense": 2,
+        "magic_bonus": 0,
+        "anima": 0,
+        "job": "ranger",
+        "jobs": ["ranger", "white_mage"],
+        "abilities": [],
+        "weapon": "bow",
+        "accessory": "",
+        "gear": ["sword"],
+        "items": ["potion"],
+        "eidolon": "",
+        "row": "back",
+    },
 }
 """Sample player characters (valid Paradigm sheets naming starter content) for demos, tests and the bench."""
 
 MONSTERS: dict[str, dict[str, Any]] = {
-    "Goblin": {"tier": 1, "hp": 20, "initiative": 2, "attack_bonus": 1, "weapon_damage": "1d6", "defense": 1,
-               "magic_defense": 0, "anima": 0, "abilities": ["bite"], "row": "front"},
-    "Ogre": {"tier": 3, "hp": 45, "initiative": 0, "attack_bonus": 2, "weapon_damage": "1d8", "defense": 2,
-             "magic_defense": 1, "anima": 0, "job": "brute", "jobs": ["brute", "shaman"], "row": "front"},
-    "Goblin Shaman": {"tier": 2, "hp": 18, "initiative": 1, "attack_bonus": 0, "weapon_damage": "1d4",
-                      "defense": 0, "magic_defense": 2, "magic_bonus": 1, "anima": 0, "job": "shaman", "jobs": ["shaman"],
-                      "items": ["potion"], "row": "back"},
+    "Goblin": {
+        "tier": 1,
+        "hp": 20,
+        "initiative": 2,
+        "attack_bonus": 1,
+        "weapon_damage": "1d6",
+        "defense": 1,
+        "magic_defense": 0,
+        "anima": 0,
+        "abilities": ["bite"],
+        "row": "front",
+    },
+    "Ogre": {
+        "tier": 3,
+        "hp": 45,
+        "initiative": 0,
+        "attack_bonus": 2,
+        "weapon_damage": "1d8",
+        "defense": 2,
+        "magic_defense": 1,
+        "anima": 0,
+        "job": "brute",
+        "jobs": ["brute", "shaman"],
+        "row": "front",
+    },
+    "Goblin Shaman": {
+        "tier": 2,
+        "hp": 18,
+        "initiative": 1,
+        "attack_bonus": 0,
+        "weapon_damage": "1d4",
+        "defense": 0,
+        "magic_defense": 2,
+        "magic_bonus": 1,
+        "anima": 0,
+        "job": "shaman",
+        "jobs": ["shaman"],
+        "items": ["potion"],
+        "row": "back",
+    },
 }
 """Monster stat blocks by name: valid Paradigm sheets for seeding battles."""
 

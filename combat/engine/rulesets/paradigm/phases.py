@@ -56,6 +56,7 @@ def _ordered(state: BattleState) -> list[Combatant]:
 
 # --- the Effect Phase (PARA-EFF-1) ----------------------------------------------------------------
 
+
 def effects(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bool:
     """Simultaneous effects: all damage first, then healing, then statuses, then everything else."""
     state = ctx.state
@@ -108,6 +109,7 @@ def _tick_statuses(ctx: Ctx) -> None:
 
 # --- advancing (PARA-ADV-1/2) -----------------------------------------------------------------------
 
+
 def _leader(state: BattleState, side: str) -> Combatant | None:
     """Who answers for a side: its first able player character in initiative order, else its first able one."""
     members = [c for c in _ordered(state) if c.side == side and able(c)]
@@ -131,12 +133,18 @@ def advance(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> boo
         if leader is None:
             continue
         names = {"party": "the players", "enemy": "the enemies"}
-        rest = [{"step": "advance", "side": s} for s in candidates[i + 1:]] + agenda
+        rest = [{"step": "advance", "side": s} for s in candidates[i + 1 :]] + agenda
         ctx.open_decision(
-            leader.id, f"The {onto} side has no one in its front row. Should {names[side]} advance?",
-            [{"key": "advance", "label": "Advance: they all count as front row"},
-             {"key": "stay", "label": "Do not advance"}],
-            "advance", trigger="Effect Phase", resume={"phase": "advance", "side": side, "onto": onto, "agenda": rest})
+            leader.id,
+            f"The {onto} side has no one in its front row. Should {names[side]} advance?",
+            [
+                {"key": "advance", "label": "Advance: they all count as front row"},
+                {"key": "stay", "label": "Do not advance"},
+            ],
+            "advance",
+            trigger="Effect Phase",
+            resume={"phase": "advance", "side": side, "onto": onto, "agenda": rest},
+        )
         return True
     return False
 
@@ -149,6 +157,7 @@ def advanced(ctx: Ctx, side: str, onto: str) -> None:
 
 
 # --- the Paradigm Phase (PARA-JOB-1/2) ---------------------------------------------------------------
+
 
 def paradigm(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bool:
     """Antagonists first, then the players: each character with another job may switch."""
@@ -167,11 +176,18 @@ def paradigm(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bo
             continue
         current = definition(state, "jobs", c.extra.get("job"))
         options = [{"key": "keep", "label": f"Keep {current['name'] if current else 'no job'}"}]
-        options += [{"key": f"job:{j}", "label": f"Switch to {definition(state, 'jobs', j)['name']}"}
-                    for j in choices]
-        rest = [{"step": "paradigm", "queue": queue[i + 1:]}] + agenda
-        ctx.open_decision(cid, f"Paradigm Phase: {c.name} may switch jobs.", options, "keep",
-                          trigger="Paradigm Phase", resume={"phase": "job", "agenda": rest})
+        options += [
+            {"key": f"job:{j}", "label": f"Switch to {definition(state, 'jobs', j)['name']}"} for j in choices
+        ]
+        rest = [{"step": "paradigm", "queue": queue[i + 1 :]}] + agenda
+        ctx.open_decision(
+            cid,
+            f"Paradigm Phase: {c.name} may switch jobs.",
+            options,
+            "keep",
+            trigger="Paradigm Phase",
+            resume={"phase": "job", "agenda": rest},
+        )
         return True
     return False
 
@@ -192,6 +208,7 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> None:
 
 
 # --- round hooks ------------------------------------------------------------------------------------
+
 
 def round_start(ctx: Ctx) -> None:
     """Round 1: the extra Paradigm Phase. Later rounds: eidolon upkeep (PARA-EID-3)."""

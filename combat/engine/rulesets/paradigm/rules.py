@@ -35,6 +35,7 @@ def ap_per_turn(sheet: dict[str, Any]) -> int:
 
 # --- presence and rows ----------------------------------------------------------------------
 
+
 def present(c: Combatant) -> bool:
     """On the battlefield: alive and not fled (PARA-ACT-FLEE)."""
     return c.alive and not c.extra.get("fled")
@@ -60,6 +61,7 @@ def side_able(state: BattleState, side: str) -> list[Combatant]:
 
 # --- eidolons ---------------------------------------------------------------------------------
 
+
 def eidolon_of(state: BattleState, summoner_id: str) -> Combatant | None:
     for c in state.combatants.values():
         if c.extra.get("eidolon_of") == summoner_id:
@@ -83,6 +85,7 @@ def shielded(state: BattleState, c: Combatant) -> bool:
 
 
 # --- statistics -----------------------------------------------------------------------------
+
 
 def current_job(state: BattleState, c: Combatant) -> dict[str, Any] | None:
     return definition(state, "jobs", c.extra.get("job"))
@@ -146,6 +149,7 @@ def job_choices(state: BattleState, c: Combatant) -> list[str]:
 
 # --- the party inventory (PARA-ACT-ITEM) -----------------------------------------------------
 
+
 def inventory(state: BattleState, side: str) -> dict[str, int]:
     """Items left to a side: every item its characters brought, minus those used (ordered by key)."""
     brought: Counter[str] = Counter()
@@ -158,7 +162,10 @@ def inventory(state: BattleState, side: str) -> dict[str, int]:
 
 # --- targets ----------------------------------------------------------------------------------
 
-def target_problem(state: BattleState, c: Combatant, t: Combatant, mode: str, kind: str, melee: bool) -> str | None:
+
+def target_problem(
+    state: BattleState, c: Combatant, t: Combatant, mode: str, kind: str, melee: bool
+) -> str | None:
     """Why ``t`` is not a valid single target for ``c`` (None when it is)."""
     if not present(t):
         return f"{t.name} is not on the battlefield."
@@ -184,9 +191,12 @@ def target_problem(state: BattleState, c: Combatant, t: Combatant, mode: str, ki
 def area_targets(state: BattleState, c: Combatant, mode: str, kind: str, melee: bool) -> list[str]:
     """Everyone an area effect (``all_enemies``/``all_allies``) hits."""
     single = "enemy" if mode == "all_enemies" else "ally"
-    return [t.id for t in state.combatants.values()
-            if target_problem(state, c, t, single, kind, melee) is None and not (single == "ally" and t.ko
-                                                                                   and kind != "heal")]
+    return [
+        t.id
+        for t in state.combatants.values()
+        if target_problem(state, c, t, single, kind, melee) is None
+        and not (single == "ally" and t.ko and kind != "heal")
+    ]
 
 
 def single_targets(state: BattleState, c: Combatant, mode: str, kind: str, melee: bool) -> list[str]:
