@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import os
 import struct
 
@@ -96,6 +97,14 @@ class WSClient:
             if opcode == 0x8:
                 self.closed = True
                 self.close_code = struct.unpack("!H", data[:2])[0] if len(data) >= 2 else None
+                # Answer the close, as a browser does: the server then ends the connection
+                # cleanly instead of resetting it after its close timeout.
+                with contextlib.suppress(ConnectionError, RuntimeError):
+                    self.writer.write(
+                        bytes([0x88, 0x82]) + b"\0\0\0\0" + data[:2]
+                        if len(data) >= 2
+                        else b"\x88\x80\0\0\0\0"
+                    )
                 raise ConnectionError("closed by the server")
             if opcode == 0x9:  # ping -> pong
                 self.writer.write(bytes([0x8A, 0x80 | len(data)]) + b"\0\0\0\0" + data)
