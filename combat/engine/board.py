@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 Square = tuple[int, int]
 ROWS = ("front", "back")
@@ -146,8 +148,8 @@ def reachable(
     max_steps: int,
     width: int,
     height: int,
-    blocked: set[Square] | frozenset = frozenset(),
-    no_stop: set[Square] | frozenset = frozenset(),
+    blocked: AbstractSet[Square] = frozenset(),
+    no_stop: AbstractSet[Square] = frozenset(),
     diagonal: bool = True,
 ) -> dict[Square, int]:
     """Squares a mover can end on within ``max_steps`` (BFS), with their step count.
@@ -179,8 +181,8 @@ def paths_within(
     max_steps: int,
     width: int,
     height: int,
-    blocked: set[Square] | frozenset = frozenset(),
-    no_stop: set[Square] | frozenset = frozenset(),
+    blocked: AbstractSet[Square] = frozenset(),
+    no_stop: AbstractSet[Square] = frozenset(),
     diagonal: bool = True,
 ) -> dict[Square, list[Square]]:
     """Like ``reachable``, with a shortest path (start included) to each square a mover can end on.
@@ -220,7 +222,7 @@ def find_path(
     goal: Square,
     width: int,
     height: int,
-    blocked: set[Square] | frozenset = frozenset(),
+    blocked: AbstractSet[Square] = frozenset(),
     max_steps: int | None = None,
     diagonal: bool = True,
 ) -> list[Square] | None:
@@ -255,7 +257,7 @@ def valid_path(
     path: list[Square],
     width: int,
     height: int,
-    blocked: set[Square] | frozenset = frozenset(),
+    blocked: AbstractSet[Square] = frozenset(),
     diagonal: bool = True,
 ) -> str | None:
     """Why a client-given path is invalid (each step adjacent, on the board, not blocked), or None."""
@@ -276,7 +278,7 @@ def other_row(row: str) -> str:
 
 
 def chosen_path(
-    params: dict,
+    params: dict[str, Any],
     start: Square,
     width: int,
     height: int,
@@ -298,9 +300,9 @@ def chosen_path(
         if not isinstance(raw, list) or not raw or (max_len is not None and len(raw) > max_len):
             return "Give the path as a list of squares."
         squares = [as_square(sq, width, height) for sq in raw]
-        if any(sq is None for sq in squares):
+        path = [sq for sq in squares if sq is not None]
+        if len(path) != len(squares):
             return "That square is not on the board."
-        path: list[Square] = squares  # type: ignore[assignment]
         if path[0] != start:
             path.insert(0, start)
         why = valid_path(path, width, height, blocked, diagonal)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from combat.engine.dice import Roll
+from combat.engine.actions import Refusal
+from combat.engine.dice import DiceRoller, Roll
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset
@@ -32,7 +33,7 @@ class Ctx:
 
     __slots__ = ("state", "dice", "rules", "events", "_rolls", "_depth")
 
-    def __init__(self, state: BattleState, dice, rules: Ruleset) -> None:
+    def __init__(self, state: BattleState, dice: DiceRoller, rules: Ruleset) -> None:
         self.state = state
         self.dice = dice
         self.rules = rules
@@ -106,7 +107,7 @@ class Ctx:
         ):
             self.answer(decision.id, default, by="policy")
 
-    def answer(self, decision_id: str, choice: str, by: str) -> Any:
+    def answer(self, decision_id: str, choice: str, by: str) -> Refusal | None:
         pending = self.state.pending
         assert pending is not None and pending.id == decision_id
         self.emit(

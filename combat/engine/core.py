@@ -17,16 +17,18 @@ without touching the given state; ``apply`` folds an event into a state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
 from combat.engine.board import MAX_BOARD, as_square
 from combat.engine.context import Ctx, apply_event, end_turn, finish, rules_for
+from combat.engine.dice import DiceRoller
 from combat.engine.events import Event
 from combat.engine.gm import GM_ACTIONS, SETUP_ACTIONS
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
-from combat.engine.state import BattleState
+from combat.engine.rulesets.base import Resolver
+from combat.engine.state import BattleState, Combatant
 from combat.engine.view import Viewer, view_for
 
 __all__ = [
@@ -200,30 +202,29 @@ def _end_turn(ctx: Ctx, action: Action) -> Refusal | None:
 
 
 def resolve(
-    state: BattleState, action: Action | dict[str, Any], dice
+    state: BattleState, given: Action | dict[str, Any], dice: DiceRoller
 ) -> tuple[list[Event], BattleState] | Refusal:
     """Like ``decide``, and also return the resulting state (saves re-applying the events)."""
-    if not isinstance(action, Action):
-        action = Action.from_dict(action)
-        if isinstance(action, Refusal):
-            return action
+    action = given if isinstance(given, Action) else Action.from_dict(given)
+    if isinstance(action, Refusal):
+        return action
     rules = rules_for(state)
     kind = action.kind
+    handler: Callable[[Ctx, Action], Refusal | None]
+    method: Resolver | None = None
+    actor: Combatant | None = None
     if kind in SETUP_ACTIONS:
         if state.phase != "setup":
             return Refusal("The battle has already started.")
         handler = SETUP_ACTIONS[kind]
-        actor = None
     elif kind in GM_ACTIONS:
         if state.phase == "ended":
             return Refusal("The battle is over.")
         handler = GM_ACTIONS[kind]
-        actor = None
     elif kind == "answer":
         if state.phase != "active":
             return Refusal("The battle is not running.")
         handler = _answer
-        actor = None
     else:
         refusal = _check_turn(state, action)
         if refusal is not None:
@@ -231,11 +232,10 @@ def resolve(
         method = rules.actions.get(kind)
         if method is None and kind != "end_turn":
             return Refusal("Unknown action.", RefusalCode.BAD_INPUT)
-        actor = state.combatants[action.actor]  # type: ignore[index]
-        handler = None
+        actor = state.current()  # _check_turn refused every actor but the current one
     ctx = Ctx(state.clone(), dice, rules)
     if actor is None:
-        result = handler(ctx, action)  # type: ignore[misc]
+        result = handler(ctx, action)
     elif method is not None:
         result = method(ctx, ctx.state.combatants[actor.id], action)
     else:
@@ -248,7 +248,7 @@ def resolve(
     return ctx.events, ctx.state
 
 
-def decide(state: BattleState, action: Action | dict[str, Any], dice) -> list[Event] | Refusal:
+def decide(state: BattleState, action: Action | dict[str, Any], dice: DiceRoller) -> list[Event] | Refusal:
     """The events ``action`` causes, or a ``Refusal`` with the reason (ENG-4). Never mutates ``state``.
 
     Who may submit is checked by the services (the user controls ``actor`` or

@@ -17,9 +17,10 @@ from __future__ import annotations
 import random
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import d20
+from d20 import diceast as _ast
 from d20 import expression as _expr
 
 MAX_EXPR_LENGTH = 100
@@ -50,10 +51,16 @@ class Roll:
         return cls(d["expr"], list(d.get("faces", [])), int(d.get("total", 0)), d.get("purpose", ""))
 
 
+class DiceRoller(Protocol):
+    """What the engine rolls with: ``Dice`` in play, ``ScriptedDice`` in tests."""
+
+    def roll(self, expr: str, purpose: str = "") -> Roll: ...
+
+
 class _Context(d20.RollContext):
     """Carries the face source of the roller currently rolling into d20's dice."""
 
-    def __init__(self, source: _FaceSource) -> None:
+    def __init__(self, source: _FaceSource | None) -> None:
         super().__init__(max_rolls=1000)
         self.source = source
 
@@ -61,11 +68,13 @@ class _Context(d20.RollContext):
 class _Die(_expr.Die):
     __slots__ = ()
 
-    def _add_roll(self):  # noqa: D401 - d20 hook
+    def _add_roll(self) -> None:  # noqa: D401 - d20 hook
         if self.size != "%" and self.size < 1:
             raise d20.RollValueError("Cannot roll a 0-sided die.")
-        ctx = self._context
+        ctx: _Context = self._context
         ctx.count_roll()
+        if ctx.source is None:
+            raise RuntimeError("A die was rolled outside _FaceSource.roll.")
         if self.size == "%":
             face = (ctx.source.face(10) - 1) * 10
         else:
@@ -77,17 +86,19 @@ class _DiceSet(_expr.Dice):
     __slots__ = ()
 
     @classmethod
-    def new(cls, num, size, context=None):
+    def new(cls, num: int, size: int | str, context: _Context | None = None) -> _DiceSet:
         return cls(num, size, [_Die.new(size, context=context) for _ in range(num)], context=context)
 
-    def roll_another(self):
+    def roll_another(self) -> None:
         self.values.append(_Die.new(self.size, context=self._context))
 
 
 class _Roller(d20.Roller):
     """d20's roller, with dice whose faces come from our sources."""
 
-    def _eval_dice(self, node):
+    context: _Context
+
+    def _eval_dice(self, node: _ast.Dice) -> _DiceSet:
         return _DiceSet.new(node.num, node.size, context=self.context)
 
 

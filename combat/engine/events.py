@@ -46,7 +46,8 @@ class Event:
     @property
     def rolls(self) -> list[dict[str, Any]]:
         """The dice recorded in this event (possibly empty)."""
-        return self.data.get("rolls", [])
+        rolls: list[dict[str, Any]] = self.data.get("rolls", [])
+        return rolls
 
 
 # --- the fields of every event type ------------------------------------------------------------

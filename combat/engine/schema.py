@@ -14,7 +14,7 @@ human-readable messages, empty when the data is valid.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,7 +138,7 @@ class SheetSchema:
         if len(keys) != len(set(keys)):
             raise ValueError("Duplicate field keys in schema")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Field]:
         return iter(self.fields)
 
     def get(self, key: str) -> Field | None:

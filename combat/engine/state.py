@@ -55,6 +55,16 @@ class Combatant:
         """Alive and not knocked out: counts for victory and takes turns."""
         return self.alive and not self.ko
 
+    @property
+    def square(self) -> tuple[int, int]:
+        """``pos`` as ``(x, y)`` on a grid board, where every combatant in play stands on a square.
+
+        Raises ``ValueError`` for a combatant without one (a rows board, or a bug).
+        """
+        if self.pos is None:
+            raise ValueError(f"{self.name} is not on the board.")
+        return (self.pos[0], self.pos[1])
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -110,7 +110,8 @@ class Battle:
             params["row"] = row
         events = self.submit("setup.add_combatant", None, None, params)
         assert not isinstance(events, Refusal), events.reason
-        return events[0].data["combatant"]["id"]
+        cid: str = events[0].data["combatant"]["id"]
+        return cid
 
     def c(self, cid: str) -> Combatant:
         """The combatant ``cid`` now."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from combat.engine.events import Event
 from combat.engine.state import BattleState, Combatant
 
 BUCKETS = ((1.0, "unhurt"), (0.5, "wounded"), (0.25, "bloodied"), (0.0, "critical"))
@@ -231,7 +232,7 @@ def _subject(data: dict[str, Any]) -> str | None:
 
 
 def filter_event(
-    etype: str, data: Any, hidden: frozenset[str] | set[str], gm: bool = False
+    etype: str, data: object, hidden: frozenset[str] | set[str], gm: bool = False
 ) -> dict[str, Any]:
     """An event's data as a viewer may read it; ``hidden`` from ``hidden_ids``. Never changes ``data``."""
     if not isinstance(data, dict):
@@ -263,7 +264,7 @@ def filter_event(
     return out
 
 
-def event_for(event, state: BattleState, viewer: Viewer) -> dict[str, Any] | None:
+def event_for(event: Event, state: BattleState, viewer: Viewer) -> dict[str, Any] | None:
     """An event as ``viewer`` may read it in the combat log (a dict).
 
     Dice stay visible (ENG-2: the log shows them) except those that measure

@@ -90,7 +90,7 @@ package; ``tests/engine/test_plugin_api.py`` plays the toy ruleset it builds
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
@@ -171,8 +171,8 @@ class Ruleset:
     source: ClassVar[str] = ""
     options: ClassVar[tuple[Field, ...]] = ()
     sheet_schema: ClassVar[SheetSchema] = SheetSchema()
-    actions: ClassVar[dict[str, Resolver]] = {}
-    appliers: ClassVar[dict[str, Applier]] = {}
+    actions: ClassVar[Mapping[str, Resolver]] = {}
+    appliers: ClassVar[Mapping[str, Applier]] = {}
     content: ClassVar[Pack] = {}
     #: The content schema: one ``DefinitionKind`` per kind of definition (campaign forms are generated from it).
     content_kinds: ClassVar[dict[str, Any]] = {}
@@ -216,7 +216,7 @@ class Ruleset:
     # --- content (ENG-10) -------------------------------------------------
     #: ``check(pack) -> (clean pack, errors)`` for the ruleset's custom content, wrapped in ``staticmethod``
     #: (None: the ruleset takes no content). ``validate_content`` and ``clean_content`` use it.
-    content_check: ClassVar[Callable[[Any], tuple[dict[str, Any], dict[str, list[str]]]] | None] = None
+    content_check: ClassVar[staticmethod[[Any], tuple[dict[str, Any], dict[str, list[str]]]] | None] = None
 
     def validate_content(self, pack: Any) -> dict[str, list[str]]:
         """Errors of a custom content pack ({} when valid). Default: ``content_check``, else no content accepted."""
@@ -346,6 +346,11 @@ def definition(state: BattleState, kind: str, key: Any) -> dict[str, Any] | None
     return definitions(state, kind).get(key)
 
 
+def defined(state: BattleState, kind: str, key: str) -> dict[str, Any]:
+    """A definition the rules already know exists (a checked action's, a resumed step's): KeyError if not."""
+    return definitions(state, kind)[key]
+
+
 def grid_metric_of(state: BattleState) -> str:
     """How squares are counted in this battle (``Ruleset.metric``; ``"chebyshev"`` or ``"manhattan"``)."""
     from combat.engine.rulesets import get_ruleset
@@ -359,7 +364,13 @@ def status_name(state: BattleState, key: str) -> str:
     return str(d["name"]) if d and "name" in d else key.replace("_", " ").title()
 
 
-def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs: int = 20) -> list[str]:
+def roll_initiative(
+    ctx: Ctx,
+    ids: list[str],
+    expr_for: Callable[[Combatant], str | None],
+    bonus_for: Callable[[Combatant], int],
+    max_rolloffs: int = 20,
+) -> list[str]:
     """Shared initiative helper: roll ``expr_for(c)`` + ``bonus_for(c)`` for each, highest first.
 
     Ties are broken by the higher bonus, then by roll-offs among the tied
@@ -369,7 +380,7 @@ def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs:
     returns the order.
     """
     state = ctx.state
-    scores: dict[str, tuple] = {}
+    scores: dict[str, tuple[int, int]] = {}
     for cid in ids:
         c = state.combatants[cid]
         bonus = bonus_for(c)
@@ -382,7 +393,7 @@ def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs:
         scores[cid] = (total, bonus)
 
     def roll_off(group: list[str]) -> dict[str, int]:
-        totals = {}
+        totals: dict[str, int] = {}
         for cid in group:
             r = ctx.roll("1d20", "initiative roll-off")
             ctx.emit("initiative.rolloff", combatant=cid, total=r.total)
@@ -394,7 +405,12 @@ def roll_initiative(ctx: Ctx, ids: list[str], expr_for, bonus_for, max_rolloffs:
     )
 
 
-def order_with_rolloffs(ids: list[str], keys: dict[str, list], roll_off, max_rounds: int = 20) -> list[str]:
+def order_with_rolloffs(
+    ids: list[str],
+    keys: dict[str, list[int]],
+    roll_off: Callable[[list[str]], dict[str, int]],
+    max_rounds: int = 20,
+) -> list[str]:
     """Sort ``ids`` by ``keys`` (lowest first), breaking ties by roll-offs among the tied.
 
     ``roll_off(group)`` returns a fresh roll per id of a tied group (higher goes
@@ -402,7 +418,7 @@ def order_with_rolloffs(ids: list[str], keys: dict[str, list], roll_off, max_rou
     loop). ``keys`` is extended in place with the negated roll-offs.
     """
     for _ in range(max_rounds):
-        groups: dict[tuple, list[str]] = {}
+        groups: dict[tuple[int, ...], list[str]] = {}
         for cid in ids:
             groups.setdefault(tuple(keys[cid]), []).append(cid)
         tied = [g for g in groups.values() if len(g) > 1]
@@ -415,7 +431,7 @@ def order_with_rolloffs(ids: list[str], keys: dict[str, list], roll_off, max_rou
     return sorted(ids, key=lambda cid: (keys[cid], ids.index(cid)))
 
 
-def count_down_statuses(ctx: Ctx, c: Combatant, timed=None) -> None:
+def count_down_statuses(ctx: Ctx, c: Combatant, timed: Callable[[str], bool] | None = None) -> None:
     """Count each status of ``c`` down by one turn/phase: removed (``expired``) at 0, else its duration updated.
 
     ``timed(key)``: when given, statuses for which it is false do not count down.

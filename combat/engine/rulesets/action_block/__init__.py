@@ -37,7 +37,14 @@ from combat.engine.rulesets.action_block import rules as R
 from combat.engine.rulesets.action_block import spells as S
 from combat.engine.rulesets.action_block.content import DEMO_PARTY, HEROES, KINDS, MONSTERS, STARTER
 from combat.engine.rulesets.action_block.sheet import OPTIONS, SHEET
-from combat.engine.rulesets.base import HP_RESTORED, STATUSES_END, CarryOver, Ruleset, count_down_statuses
+from combat.engine.rulesets.base import (
+    HP_RESTORED,
+    STATUSES_END,
+    CarryOver,
+    Ruleset,
+    count_down_statuses,
+    defined,
+)
 
 if TYPE_CHECKING:
     from combat.engine.actions import Refusal
@@ -241,7 +248,7 @@ class ActionBlock(Ruleset):
             job.pop("roll", None)
         elif step == "dodge":
             if choice == "dodge" and t is not None:
-                d = P.defn(state, "defenses", "dodge")
+                d = defined(state, "defenses", "dodge")
                 ctx.emit(
                     "dodge.declared", actor=t.id, against=job["actor"], spend=P.spend(None, P.cost_of(d))
                 )
@@ -267,11 +274,11 @@ class ActionBlock(Ruleset):
             label: str,
             slot: str | None,
             cost: dict[str, int],
-            targets=None,
-            squares=None,
-            params=None,
+            targets: list[str] | None = None,
+            squares: list[list[int]] | None = None,
+            params: dict[str, Any] | None = None,
             why: str | None = None,
-            paths=None,
+            paths: dict[str, list[list[int]]] | None = None,
         ) -> None:
             why = why or P.slot_gate(state, c, slot, cost)
             if why is None and targets is not None and not targets:

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Refusal
-from combat.engine.board import chebyshev, chosen_path, paths_within, square_key
+from combat.engine.board import Square, chebyshev, chosen_path, paths_within, square_key
 from combat.engine.rulesets.action_block import rules as R
 from combat.engine.rulesets.action_block.content import validate_block_content
-from combat.engine.rulesets.base import definition, definitions
+from combat.engine.rulesets.base import defined, definition, definitions
 
 if TYPE_CHECKING:
     from combat.engine.actions import Action
@@ -80,7 +80,7 @@ def blocked_by(state: BattleState, c: Combatant, slot: str) -> str | None:
     for key in c.statuses:
         d = defn(state, "statuses", key)
         if d and slot in d["blocks"]:
-            return d["name"]
+            return str(d["name"])
     return None
 
 
@@ -135,7 +135,7 @@ def pick_targets(
 
 def mods_for(
     state: BattleState, c: Combatant, raw: Any, kind: str, field: str
-) -> list[tuple[str, dict]] | Refusal:
+) -> list[tuple[str, dict[str, Any]]] | Refusal:
     if raw is None:
         raw = []
     if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw) or len(set(raw)) != len(raw):
@@ -284,8 +284,8 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
             )
             ctx.emit("status.applied", combatant=t.id, status="grappled", power=0, duration=1, by_id=actor.id)
         return False
-    w = defn(state, "weapons", job["weapon"])
-    mods = [defn(state, "attack_modifiers", k) for k in job["mods"]]
+    w = defined(state, "weapons", job["weapon"])
+    mods = [defined(state, "attack_modifiers", k) for k in job["mods"]]
     base = ctx.roll(R.base_to_hit_expr(w), "to hit").total
     bonus = R.to_hit_bonus(actor.sheet, w, mods)
     hit = R.is_hit(base + bonus, evasion)
@@ -326,7 +326,7 @@ def block_options(state: BattleState, t: Combatant) -> list[dict[str, str]]:
     blocks = [(k, d) for k, d in defs.items() if d["kind"] == "block"]
     shield = shield_pdr(state, t)
     shields = [(k, d) for k, d in defs.items() if d["kind"] == "shield_block"] if shield is not None else []
-    combos: list[list[tuple[str, dict]]] = [[b] for b in blocks] + [[s] for s in shields]
+    combos: list[list[tuple[str, dict[str, Any]]]] = [[b] for b in blocks] + [[s] for s in shields]
     combos += [[b, s] for b in blocks for s in shields]
     out = []
     for combo in combos:
@@ -356,7 +356,7 @@ def shield_pdr(state: BattleState, t: Combatant) -> int | None:
 def take_block(ctx: Ctx, t: Combatant, choice: str) -> None:
     state = ctx.state
     keys = choice.split("+")
-    defs = [defn(state, "defenses", k) for k in keys]
+    defs = [defined(state, "defenses", k) for k in keys]
     shield = shield_pdr(state, t) or 0
     pdr = sum(d["pdr"] + (shield if d["kind"] == "shield_block" else 0) for d in defs)
     ctx.emit(
@@ -374,8 +374,8 @@ def roll_damage(ctx: Ctx, job: dict[str, Any]) -> bool:
     """BLOCK-DMG-1/2, BLOCK-CRIT-1 and the Drill's PDR damage; True when paused for insanity."""
     state = ctx.state
     actor, t = state.combatants[job["actor"]], state.combatants[job["t"]]
-    w = defn(state, "weapons", job["weapon"])
-    mods = [defn(state, "attack_modifiers", k) for k in job["mods"]]
+    w = defined(state, "weapons", job["weapon"])
+    mods = [defined(state, "attack_modifiers", k) for k in job["mods"]]
     base = ctx.roll(w["damage"], "damage").total
     bonus = R.damage_bonus(actor.sheet, w, mods)
     guard = (t.extra.get("guard") or {}).get("pdr", 0) + (t.extra.get("brace") or 0)
@@ -504,9 +504,9 @@ def act_brace(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 
 
 # --- movement and Obstruct Movement (BLOCK-MOVE-1) --------------------------------------------
-def obstacles(state: BattleState, mover: Combatant) -> tuple[set, set]:
+def obstacles(state: BattleState, mover: Combatant) -> tuple[set[Square], set[Square]]:
     blocked = {(b[0], b[1]) for b in state.blocked}
-    no_stop = set()
+    no_stop: set[Square] = set()
     for o in state.combatants.values():
         if o is mover or o.pos is None or not o.alive:
             continue
@@ -527,7 +527,7 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     blocked, no_stop = obstacles(state, c)
     path = chosen_path(
         action.params,
-        (c.pos[0], c.pos[1]),
+        c.square,
         state.width,
         state.height,
         blocked,
@@ -602,5 +602,5 @@ def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
 def move_paths_for(state: BattleState, c: Combatant) -> dict[str, list[list[int]]]:
     """Where ``c`` can move (``"x,y"``) and the path there (the board's preview)."""
     blocked, no_stop = obstacles(state, c)
-    reach = paths_within((c.pos[0], c.pos[1]), move_squares(c), state.width, state.height, blocked, no_stop)
+    reach = paths_within(c.square, move_squares(c), state.width, state.height, blocked, no_stop)
     return {square_key(sq): [list(s) for s in reach[sq]] for sq in sorted(reach)}

@@ -12,6 +12,7 @@ and ``actions``). A GM's custom pack is validated with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from combat.engine.content import DefinitionKind, Field, SheetSchema, validate_pack
@@ -151,7 +152,7 @@ STATUS_SCHEMA = SheetSchema(
 )
 
 
-def _dice(field: str):
+def _dice(field: str) -> Callable[[dict[str, Any], dict[str, Any]], dict[str, list[str]]]:
     def check(values: dict[str, Any], pack: dict[str, Any]) -> dict[str, list[str]]:
         msg = check_expr(values.get(field, ""))
         return {field: [msg]} if msg else {}

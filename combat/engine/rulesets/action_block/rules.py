@@ -11,7 +11,7 @@ and no state changes, so each formula is tested on its own numbers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from combat.engine.rulesets.action_block.content import definition
@@ -47,11 +47,12 @@ def weapons_of(extra: dict[str, Any], sheet: dict[str, Any]) -> list[tuple[str, 
 def total_weight(extra: dict[str, Any], sheet: dict[str, Any]) -> int:
     """Total Equipment Weight: the sheet's other equipment plus every weapon, shield and armor carried."""
     armor = armor_of(extra, sheet)
-    return (
+    total: int = (
         int(sheet.get("equipment_weight", 0))
         + sum(w["weight"] for _, w in weapons_of(extra, sheet))
         + (armor["weight"] if armor else 0)
     )
+    return total
 
 
 def speed_reduction(extra: dict[str, Any], sheet: dict[str, Any]) -> int:
@@ -94,25 +95,27 @@ def base_to_hit_expr(weapon: dict[str, Any] | None) -> str:
 
 
 def to_hit_bonus(
-    sheet: dict[str, Any], weapon: dict[str, Any] | None, mods: list[dict[str, Any]] = ()
+    sheet: dict[str, Any], weapon: dict[str, Any] | None, mods: Sequence[dict[str, Any]] = ()
 ) -> int:
     """BLOCK-HIT-1: the weapon's To Hit Bonus + Melee Boost (melee) or Gun Boost (guns); grapples
     (``weapon`` None) use the Grapple Accuracy Boost. Attack modifiers add their change."""
     if weapon is None:
         return int(sheet.get("grapple_boost", 0))
     boost = "melee_boost" if weapon["kind"] in MELEE_KINDS else "gun_boost"
-    return weapon["to_hit"] + int(sheet.get(boost, 0)) + sum(m["to_hit"] for m in mods)
+    total: int = weapon["to_hit"] + int(sheet.get(boost, 0)) + sum(m["to_hit"] for m in mods)
+    return total
 
 
-def damage_bonus(sheet: dict[str, Any], weapon: dict[str, Any], mods: list[dict[str, Any]] = ()) -> int:
+def damage_bonus(sheet: dict[str, Any], weapon: dict[str, Any], mods: Sequence[dict[str, Any]] = ()) -> int:
     """Damage Dealt Bonus: the sheet's + the weapon's + Melee or Gun Boost + attack modifiers."""
     boost = "melee_boost" if weapon["kind"] in MELEE_KINDS else "gun_boost"
-    return (
+    total: int = (
         int(sheet.get("damage_bonus", 0))
         + weapon["damage_bonus"]
         + int(sheet.get(boost, 0))
         + sum(m["damage_bonus"] for m in mods)
     )
+    return total
 
 
 def damage_dealt(base: int, bonus: int, reduction: int, crit: bool) -> int:

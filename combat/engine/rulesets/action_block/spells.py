@@ -21,6 +21,7 @@ from combat.engine.rulesets.action_block.actions import (
     slot_gate,
     spend,
 )
+from combat.engine.rulesets.base import defined
 
 if TYPE_CHECKING:
     from combat.engine.actions import Action
@@ -70,7 +71,9 @@ def act_echo(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return _cast(ctx, c, last["spell"], last["mods"], echo=True)
 
 
-def spell_reach(state: BattleState, c: Combatant) -> tuple[dict, list[dict], int, int] | None:
+def spell_reach(
+    state: BattleState, c: Combatant
+) -> tuple[dict[str, Any], list[dict[str, Any]], int, int] | None:
     casting = c.extra.get("casting")
     if not casting:
         return None
@@ -128,13 +131,14 @@ def act_activate(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 def spell_effect(sheet: dict[str, Any], spell: dict[str, Any], mods: list[dict[str, Any]], base: int) -> int:
     """BLOCK-SPELL-2: the Base Effect plus all of Offensive, Defensive and General Spell Boost (and modifiers)."""
     boosts = ("offensive_spell_boost", "defensive_spell_boost", "general_spell_boost")
-    return base + sum(int(sheet.get(k, 0)) for k in boosts) + sum(m["effect_bonus"] for m in mods)
+    total: int = base + sum(int(sheet.get(k, 0)) for k in boosts) + sum(m["effect_bonus"] for m in mods)
+    return total
 
 
 def run_spell(ctx: Ctx, job: dict[str, Any]) -> None:
     state = ctx.state
     actor = state.combatants[job["actor"]]
-    spell = defn(state, "spells", job["spell"])
+    spell = defined(state, "spells", job["spell"])
     mods = [m for m in (defn(state, "spell_modifiers", k) for k in job["mods"]) if m]
     while job["i"] < len(job["targets"]):
         t = state.combatants.get(job["targets"][job["i"]])

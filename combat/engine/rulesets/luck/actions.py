@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
 from combat.engine.board import as_square, chosen_path, distance, paths_within, square_key, within
-from combat.engine.rulesets.base import definition, grid_metric_of, status_name
+from combat.engine.rulesets.base import defined, definition, grid_metric_of, status_name
 from combat.engine.rulesets.luck.rules import (
     ability_for,
     ability_gate,
@@ -47,7 +47,7 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     blocked, no_stop = obstacles(state, c)
     diagonal = grid_metric_of(state) == "chebyshev"
     path = chosen_path(
-        action.params, (c.pos[0], c.pos[1]), state.width, state.height, blocked, no_stop, allowance, diagonal
+        action.params, c.square, state.width, state.height, blocked, no_stop, allowance, diagonal
     )
     if isinstance(path, str):
         return Refusal(path)
@@ -67,8 +67,7 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     state = ctx.state
     p = action.params
     ref = p.get("ability")
-    a = ability_for(state, c, ref)
-    if a is None:
+    if not isinstance(ref, str) or (a := ability_for(state, c, ref)) is None:
         return Refusal(f"{c.name} has no such ability.")
     if a["type"] == "interrupt":
         return Refusal(f"{a['name']} is only used as a reaction to another's action.")
@@ -78,7 +77,7 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     why = ability_gate(state, c, a)
     if why:
         return Refusal(why)
-    origin = (c.pos[0], c.pos[1])
+    origin = c.square
     step = None
     if p.get("step") is not None:
         step = as_square(p.get("step"), state.width, state.height)
@@ -98,11 +97,12 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
             return Refusal("Choose one of your statuses to recover from.")
         targets = [c.id]
     else:
-        targets = _targets(state, c, a, p, origin)
-        if isinstance(targets, Refusal):
-            return targets
+        found = _targets(state, c, a, p, origin)
+        if isinstance(found, Refusal):
+            return found
+        targets = found
     if step is not None:
-        ctx.emit("moved", combatant=c.id, path=[[c.pos[0], c.pos[1]], list(step)], to=list(step), free=True)
+        ctx.emit("moved", combatant=c.id, path=[list(c.square), list(step)], to=list(step), free=True)
     ctx.emit(
         "ability.used",
         actor=c.id,
@@ -113,8 +113,10 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         **({"item": item} if item else {}),
     )
     if a["type"] == "recover":
-        return _recover(ctx, c, p["status"])
-    return _resolve({"actor": c.id, "ability": ref, "targets": targets, "i": 0}, ctx)
+        _recover(ctx, c, p["status"])
+    else:
+        _resolve({"actor": c.id, "ability": ref, "targets": targets, "i": 0}, ctx)
+    return None
 
 
 def _targets(
@@ -146,7 +148,7 @@ def _targets(
     t = state.combatants.get(raw[0]) if isinstance(raw[0], str) else None
     if t is None or not valid_target(state, c, t, a):
         return Refusal("Not a valid target for that ability.")
-    if distance(origin, t.pos, metric) > a["range"]:
+    if distance(origin, t.square, metric) > a["range"]:
         return Refusal(f"{t.name} is out of range.", RefusalCode.OUT_OF_RANGE)
     return [t.id]
 
@@ -250,7 +252,7 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
         return None
     reduced = 0
     if choice != "pass":
-        d = definition(state, "abilities", choice)
+        d = defined(state, "abilities", choice)
         r = ctx.roll(d["dice"], "interrupt")
         reduced = max(0, r.total + d["bonus"])
         ctx.emit(
@@ -408,8 +410,8 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
                 if valid_target(state, c, t, a):
                     found.update(
                         sq
-                        for sq in within(t.pos, a["area"], state.width, state.height, metric)
-                        if distance(c.pos, sq, metric) <= a["range"]
+                        for sq in within(t.square, a["area"], state.width, state.height, metric)
+                        if distance(c.square, sq, metric) <= a["range"]
                     )
             squares = [list(sq) for sq in sorted(found)]
             areas = {
@@ -422,7 +424,7 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
             targets = [
                 t.id
                 for t in state.combatants.values()
-                if valid_target(state, c, t, a) and distance(c.pos, t.pos, metric) <= a["range"]
+                if valid_target(state, c, t, a) and distance(c.square, t.square, metric) <= a["range"]
             ]
             if not targets and gate is None:
                 gate = "No target in range."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from combat.engine.board import Square
 from combat.engine.rulesets.base import definition
 
 if TYPE_CHECKING:
@@ -76,7 +77,8 @@ def ability_refs(c: Combatant) -> list[str]:
 
 
 def items_left(c: Combatant, key: str) -> int:
-    return list(c.sheet.get("items", ())).count(key) - c.extra.get("items_used", {}).get(key, 0)
+    used: int = c.extra.get("items_used", {}).get(key, 0)
+    return list(c.sheet.get("items", ())).count(key) - used
 
 
 # --- status effects on what one may do -------------------------------------------
@@ -85,7 +87,7 @@ def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
     for key in c.statuses:
         d = definition(state, "statuses", key)
         if d and what in d["blocks"]:
-            return d["name"]
+            return str(d["name"])
     return None
 
 
@@ -122,10 +124,10 @@ def ability_gate(state: BattleState, c: Combatant, a: dict[str, Any]) -> str | N
 
 
 # --- geometry helpers --------------------------------------------------------------------
-def obstacles(state: BattleState, mover: Combatant) -> tuple[set, set]:
+def obstacles(state: BattleState, mover: Combatant) -> tuple[set[Square], set[Square]]:
     """(blocked, no_stop): walls and able enemies block; allies and the fallen can be crossed."""
-    blocked = {tuple(b) for b in state.blocked}
-    no_stop = set()
+    blocked = {(b[0], b[1]) for b in state.blocked}
+    no_stop: set[Square] = set()
     for o in state.combatants.values():
         if o is mover or o.pos is None or not o.alive:
             continue

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.board import paths_within, square_key, within
+from combat.engine.board import Square, paths_within, square_key, within
 from combat.engine.rulesets.base import (
     HP_RESTORED,
     STATUSES_END,
@@ -306,7 +306,7 @@ class Mist(Ruleset):
         )
         dis_type = state.options.get("disengage_type", "simple")
         cost = mist_play.slot_cost(c, dis_type, 1)
-        why = (
+        dis_why = (
             "Already disengaged this turn."
             if t.get("disengaged")
             else mist_play.gate(state, c, dis_type, 1, 0, spell=False)
@@ -316,8 +316,8 @@ class Mist(Ruleset):
                 "disengage",
                 "Disengage",
                 {"slots": cost if isinstance(cost, int) else 0},
-                available=not why,
-                reason=why or "",
+                available=not dis_why,
+                reason=dis_why or "",
             )
         )
         n = rampart_range(c)
@@ -343,9 +343,9 @@ class Mist(Ruleset):
         key: str,
         a: dict[str, Any],
         stuck: str | None,
-        walls: set,
-        allies: set,
-        enemies: set,
+        walls: set[Square],
+        allies: set[Square],
+        enemies: set[Square],
     ) -> ActionOption:
         from combat.engine.actions import ActionOption
 

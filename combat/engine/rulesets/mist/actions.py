@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Refusal, RefusalCode
-from combat.engine.board import as_square, find_path, manhattan, within
+from combat.engine.board import Square, as_square, find_path, manhattan, within
 from combat.engine.rulesets.base import definitions
 from combat.engine.rulesets.mist.rules import (
     accuracy_hits,
@@ -53,7 +53,7 @@ def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
     for skey in c.statuses:
         d = defs.get(skey)
         if d and what in d.get("blocks", ()):
-            return d["name"]
+            return str(d["name"])
     return None
 
 
@@ -76,10 +76,11 @@ def movement(state: BattleState, c: Combatant) -> int:
     return max(0, stat(state, c, "movement"))
 
 
-def obstacles(state: BattleState, c: Combatant) -> tuple[set, set, set]:
+def obstacles(state: BattleState, c: Combatant) -> tuple[set[Square], set[Square], set[Square]]:
     """(walls, squares of living allies, squares of living enemies) as seen by mover ``c``."""
     walls = {(b[0], b[1]) for b in state.blocked}
-    allies, enemies = set(), set()
+    allies: set[Square] = set()
+    enemies: set[Square] = set()
     for o in state.combatants.values():
         if o.alive and o.pos is not None and o.id != c.id:
             (allies if o.side == c.side else enemies).add((o.pos[0], o.pos[1]))
@@ -184,7 +185,7 @@ def target_problem(
 
 def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tuple[int, int]] | Refusal:
     walls, allies, enemies = obstacles(state, c)
-    start = (c.pos[0], c.pos[1])
+    start = c.square
     if p.get("path") is not None:
         raw = p["path"]
         if not isinstance(raw, list) or not raw or len(raw) > MAX_PATH:
@@ -214,7 +215,7 @@ def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tup
 
 
 def _quiet_path(
-    state: BattleState, c: Combatant, start: tuple[int, int], goal: tuple[int, int], blocked: set
+    state: BattleState, c: Combatant, start: tuple[int, int], goal: tuple[int, int], blocked: set[Square]
 ) -> list[tuple[int, int]] | None:
     """A shortest path to ``goal``, preferring one that crosses no enemy rampart square on the way."""
     limit = c.resources.get("move", 0)
@@ -285,10 +286,10 @@ def walk(ctx: Ctx, mover_id: str, path: list[list[int]], done: list[str], spend:
     state = ctx.state
     mover = state.combatants[mover_id]
     once = state.options.get("rampart_attacks", "once_per_move") == "once_per_move"
-    provs = [] if turn_flags(mover).get("disengaged") else None
+    provs: list[tuple[int, str]] | None = [] if turn_flags(mover).get("disengaged") else None
     if provs is None:
         zones, holders = _zones(state, mover)
-        provs = rampart_provocations(mover.pos, path, zones, holders, done, once) if zones else []
+        provs = rampart_provocations(mover.square, path, zones, holders, done, once) if zones else []
     incoming = list(done)
     for n, (index, hid) in enumerate(provs):
         holder = state.combatants[hid]
@@ -303,7 +304,7 @@ def walk(ctx: Ctx, mover_id: str, path: list[list[int]], done: list[str], spend:
             continue
         if index:
             _step(ctx, mover, path[:index], spend)
-        at = list(mover.pos)
+        at = list(mover.square)
         options.append({"key": "pass", "label": "Let them pass"})
         resume = {
             "type": "rampart",
@@ -328,7 +329,7 @@ def walk(ctx: Ctx, mover_id: str, path: list[list[int]], done: list[str], spend:
 def _step(ctx: Ctx, mover: Combatant, path: list[list[int]], spend: bool) -> None:
     if not path:
         return
-    data: dict[str, Any] = {"combatant": mover.id, "path": [list(mover.pos)] + path, "to": list(path[-1])}
+    data: dict[str, Any] = {"combatant": mover.id, "path": [list(mover.square)] + path, "to": list(path[-1])}
     if spend:
         data["actor"], data["spend"] = mover.id, {"move": len(path)}
     ctx.emit("moved", **data)
@@ -336,11 +337,11 @@ def _step(ctx: Ctx, mover: Combatant, path: list[list[int]], spend: bool) -> Non
 
 def _fallback(state: BattleState, mover: Combatant, walked: list[list[int]]) -> list[int]:
     """Where the mover stops if felled mid-move: the last square walked that no one else holds."""
-    for sq in reversed([list(mover.pos)] + walked):
+    for sq in reversed([list(mover.square)] + walked):
         other = state.occupant(sq)
         if other is None or other.id == mover.id:
             return sq
-    return list(mover.pos)
+    return list(mover.square)
 
 
 def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
@@ -353,13 +354,12 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
     mover = state.combatants.get(r["mover"])
     if mover is None:
         return None
-    usable = (
+    if (
         holder is not None
         and can_act(holder)
         and choice != "pass"
         and any(o["key"] == choice for o in reaction_options(state, holder, mover))
-    )
-    if usable:
+    ):
         a = definitions(state, "abilities")[choice]
         ctx.emit(
             "ability.used",
@@ -376,15 +376,15 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
     if can_act(mover) and not blocked_by(state, mover, "movement"):
         walk(ctx, mover.id, r["path"], r["done"], r["spend"])
         return None
-    if list(mover.pos) != r["fallback"] and mover.alive:
+    if list(mover.square) != r["fallback"] and mover.alive:
         ctx.emit(
             "moved",
             combatant=mover.id,
-            path=[list(mover.pos), r["fallback"]],
+            path=[list(mover.square), r["fallback"]],
             to=r["fallback"],
             reason="felled mid-move",
         )
-    ctx.emit("move.stopped", combatant=mover.id, at=list(mover.pos))
+    ctx.emit("move.stopped", combatant=mover.id, at=list(mover.square))
     return None
 
 
@@ -449,9 +449,9 @@ def _chosen_targets(
         sq = as_square(p.get("square"), state.width, state.height)
         if sq is None:
             return Refusal("Choose a square on the board.")
-        if manhattan(c.pos, sq) > a["range"]:
+        if manhattan(c.square, sq) > a["range"]:
             return Refusal(
-                f"That square is out of range ({manhattan(c.pos, sq)} > {a['range']}).",
+                f"That square is out of range ({manhattan(c.square, sq)} > {a['range']}).",
                 RefusalCode.OUT_OF_RANGE,
             )
         if a["leap"]:
@@ -474,11 +474,11 @@ def _chosen_targets(
         raw = [p["target"]]
     if not isinstance(raw, list) or len(raw) != 1 or not isinstance(raw[0], str):
         return Refusal("Choose one target.")
-    t = state.combatants.get(raw[0])
-    if t is None:
+    target = state.combatants.get(raw[0])
+    if target is None:
         return Refusal("No such combatant.")
-    problem = target_problem(state, c, t, a)
-    return Refusal(problem) if problem else ([t.id], None)
+    problem = target_problem(state, c, target, a)
+    return Refusal(problem) if problem else ([target.id], None)
 
 
 def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
@@ -515,7 +515,7 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if a["disengage"]:
         data["disengage"] = True
     ctx.emit("ability.used", **data)
-    if a["leap"]:
+    if a["leap"] and square is not None:  # the content check makes every leap target a square
         walk(ctx, c.id, [square], [], spend=False)
         return None
     for tid in targets:

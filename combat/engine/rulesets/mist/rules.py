@@ -13,6 +13,7 @@ these functions what the faces mean. Range and area shapes are the board's
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from combat.engine.board import manhattan
 
@@ -89,7 +90,7 @@ def reduced_damage(
 
 
 def damage_against(
-    sheet: Mapping,
+    sheet: Mapping[str, Any],
     amount: int,
     kind: str,
     element: str = "",

@@ -29,6 +29,7 @@ from combat.engine.rulesets.base import (
     STATUSES_END,
     CarryOver,
     Ruleset,
+    definition,
     definitions,
     roll_initiative,
 )
@@ -54,7 +55,6 @@ from combat.engine.rulesets.paradigm.rules import (
     able,
     ap_per_turn,
     area_targets,
-    definition,
     inventory,
     job_key,
     row_of,

@@ -11,14 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Refusal
-from combat.engine.rulesets.base import definitions
+from combat.engine.rulesets.base import defined, definition, definitions
 from combat.engine.rulesets.paradigm.rules import (
     SUMMON_ANIMA,
     ability_keys,
     ap_per_turn,
     area_targets,
     blocked_by,
-    definition,
     eidolon_of,
     inventory,
     row_of,
@@ -264,8 +263,11 @@ def act_item(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if bad is not None:
         return bad
     key = action.params.get("item")
-    item = definition(state, "items", key) if isinstance(key, str) else None
-    if item is None or inventory(state, c.side).get(key, 0) < 1:
+    if (
+        not isinstance(key, str)
+        or (item := definition(state, "items", key)) is None
+        or inventory(state, c.side).get(key, 0) < 1
+    ):
         return Refusal("The party inventory has no such item.")
     why = gate(state, c, 1)
     if why:
@@ -339,8 +341,7 @@ def act_interact(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if bad is not None:
         return bad
     key = action.params.get("object")
-    obj = definition(state, "objects", key) if isinstance(key, str) else None
-    if obj is None:
+    if not isinstance(key, str) or (obj := definition(state, "objects", key)) is None:
         return Refusal("There is no such object here.")
     why = object_problem(state, c, key, obj)
     if why:
@@ -451,7 +452,7 @@ def act_summon(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     why = summon_problem(state, c)
     if why:
         return Refusal(why)
-    d = definition(state, "eidolons", c.sheet["eidolon"])
+    d = defined(state, "eidolons", c.sheet["eidolon"])
     eid = f"c{state.extra.get('next_id', 1)}"
     sheet = {
         "tier": c.sheet.get("tier", 1),

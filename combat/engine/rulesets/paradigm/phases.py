@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.rulesets.base import count_down_statuses
+from combat.engine.rulesets.base import count_down_statuses, defined, definition
 from combat.engine.rulesets.paradigm.actions import apply_effect, deal, dismiss, heal
 from combat.engine.rulesets.paradigm.rules import (
     UPKEEP_ANIMA,
     able,
-    definition,
     front_empty,
     job_choices,
     present,
@@ -114,7 +113,8 @@ def _leader(state: BattleState, side: str) -> Combatant | None:
     """Who answers for a side: its first able player character in initiative order, else its first able one."""
     members = [c for c in _ordered(state) if c.side == side and able(c)]
     pcs = [c for c in members if c.kind == "pc"]
-    return (pcs or members or [None])[0]
+    first = pcs or members
+    return first[0] if first else None
 
 
 def advance(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bool:
@@ -177,7 +177,7 @@ def paradigm(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bo
         current = definition(state, "jobs", c.extra.get("job"))
         options = [{"key": "keep", "label": f"Keep {current['name'] if current else 'no job'}"}]
         options += [
-            {"key": f"job:{j}", "label": f"Switch to {definition(state, 'jobs', j)['name']}"} for j in choices
+            {"key": f"job:{j}", "label": f"Switch to {defined(state, 'jobs', j)['name']}"} for j in choices
         ]
         rest = [{"step": "paradigm", "queue": queue[i + 1 :]}] + agenda
         ctx.open_decision(

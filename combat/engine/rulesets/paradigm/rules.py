@@ -127,7 +127,7 @@ def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
     for skey in c.statuses:
         d = definition(state, "statuses", skey)
         if d and what in d.get("blocks", ()):
-            return d["name"]
+            return str(d["name"])
     return None
 
 
