@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from combat import services
 from combat.engine.core import legal_actions
-from combat.models import Battle
+from combat.models import Battle, BattleEvent
 from tests.live.conftest import communicator, frames
 from tests.security.conftest import client_for, fingerprint, make_world
 
@@ -208,10 +208,18 @@ def test_random_action_posts_never_error_and_refusals_change_nothing(world, engi
         if data.get("expected_seq") == "now":
             data["expected_seq"] = str(before[0])
         data = {k: (v.replace("\x00", "") if isinstance(v, str) else v) for k, v in data.items()}
+        # A client token this user already used replays the first answer and changes nothing.
+        token = data.get("client_token")
+        replay = (
+            bool(token)
+            and BattleEvent.objects.filter(
+                battle_id=bid, client_token=token, actor_id=world["users"][role].pk
+            ).exists()
+        )
         response = clients[role].post(url, data, HTTP_HX_REQUEST="true")
         assert response.status_code < 500
         _no_engine_crash(engine_errors, data)
-        _check_after(bid, before, response.status_code == 200, data)
+        _check_after(bid, before, response.status_code == 200 and not replay, data)
 
     run()
 
