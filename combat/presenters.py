@@ -36,11 +36,12 @@ from django.template.loader import get_template
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from combat.engine.actions import ActionOption
 from combat.engine.core import Viewer, legal_actions, view_for
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
-from combat.engine.rulesets.base import status_name
-from combat.engine.state import BattleState
+from combat.engine.rulesets.base import Ruleset, status_name
+from combat.engine.state import BattleState, Combatant
 from combat.engine.view import filter_event, hidden_ids
 from combat.models import Battle, BattleEvent
 from combat.outcome import notices
@@ -489,7 +490,7 @@ def _rows(tokens: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sides
 
 
-def _option_dict(option: Any, state: BattleState, actor: Any) -> dict[str, Any]:
+def _option_dict(option: ActionOption, state: BattleState, actor: Combatant) -> dict[str, Any]:
     d = option.to_dict()
     d["needs_target"] = bool(d["targets"])
     d["needs_square"] = bool(d["squares"]) and not d["targets"]
@@ -557,7 +558,7 @@ def gm_context(table: Table) -> dict[str, Any]:
     ruleset = get_ruleset(state.ruleset)
     rows = []
     for cid, c in state.combatants.items():
-        row = {
+        row: dict[str, Any] = {
             "id": cid,
             "name": c.name,
             "hp": c.hp,
@@ -591,7 +592,7 @@ def gm_context(table: Table) -> dict[str, Any]:
         "width": state.width,
         "height": state.height,
     }
-    key = (
+    forms_key = (
         table.battle.pk,
         tuple((c["id"], c["name"]) for c in ctx["all_combatants"]),
         state.width,
@@ -600,11 +601,11 @@ def gm_context(table: Table) -> dict[str, Any]:
         tuple(ctx["known_resources"]),
         tuple(ctx["status_choices"]),
     )
-    ctx["gm_forms_html"] = fragment(f"{TEMPLATE}#gm_forms", key, ctx)
+    ctx["gm_forms_html"] = fragment(f"{TEMPLATE}#gm_forms", forms_key, ctx)
     return ctx
 
 
-def _status_choices(ruleset: Any, state: BattleState, present: set[str]) -> list[tuple[str, str]]:
+def _status_choices(ruleset: type[Ruleset], state: BattleState, present: set[str]) -> list[tuple[str, str]]:
     """(key, name) of every status the GM may give: the ruleset's (and the battle's content), by name."""
     keys = ruleset.status_keys(state) or set()
     return sorted(((k, status_name(state, k)) for k in keys | present), key=lambda kv: kv[1])

@@ -22,7 +22,7 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Subquery
@@ -37,6 +37,9 @@ from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
 from vtt.homebrew import battle_content
 from vtt.models import Campaign, Membership
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +175,8 @@ def _refused(
 ) -> Result:
     """A refusal as a Result: ``reason`` is words (with ``code``) or a Refusal (its own code)."""
     if isinstance(reason, Refusal):
-        reason, code = reason.reason, reason.code
+        code = reason.code
+        reason = reason.reason
     return Result(
         ok=False,
         reason=reason,
@@ -183,7 +187,17 @@ def _refused(
     )
 
 
-def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
+class _LockAnnotations(TypedDict):
+    role: str | None
+    token_seen: bool  # these two only when _lock is given a token
+    snapshot_seq: int
+
+
+#: A battle row as ``_lock`` returns it: locked, with the caller's role (and token check) annotated.
+LockedBattle: TypeAlias = "WithAnnotations[Battle, _LockAnnotations]"
+
+
+def _lock(battle_id: Any, user: Any, token: str | None = None) -> LockedBattle | None:
     """Lock the battle row; one query also brings the caller's role and whether ``token`` was seen.
 
     The annotations ride on the locking SELECT (subqueries, so FOR UPDATE
@@ -197,7 +211,11 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
     if not 0 < pk < 2**63:
         return None
     user_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
-    roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]
+    # user_id None (anonymous) is "user_id IS NULL": no membership, role None. The stubs allow no None.
+    roles = Membership.objects.filter(
+        campaign_id=OuterRef("campaign_id"),
+        user_id=user_id,  # type: ignore[misc]
+    ).values("role")[:1]
     rows = Battle.objects.select_for_update().filter(pk=pk).annotate(role=Subquery(roles))
     if token is not None:
         seen = BattleEvent.objects.filter(battle_id=OuterRef("pk"), client_token=token, actor_id=user_id)
@@ -209,10 +227,11 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> Battle | None:
             token_seen=Exists(seen),
             snapshot_seq=Subquery(Battle.objects.filter(pk=OuterRef("pk")).values("seq")),
         )
-    return rows.first()
+    # token_seen and snapshot_seq are there only when a token was given: only then are they read.
+    return cast("LockedBattle | None", rows.first())
 
 
-def _seen(battle: Battle, user: Any, token: str) -> bool:
+def _seen(battle: LockedBattle, user: Any, token: str) -> bool:
     """Whether this user's ``token`` is in the log, fresh when the locking SELECT waited for another writer."""
     if battle.token_seen or battle.snapshot_seq == battle.seq:
         return battle.token_seen
@@ -392,8 +411,10 @@ def create_battle(
     if not name or len(name) > 120:
         return _refused("Give the battle a name (up to 120 characters).", code=RefusalCode.BAD_INPUT)
     try:
-        rules = get_ruleset(ruleset)
-    except (UnknownRuleset, TypeError):
+        rules = get_ruleset(ruleset) if isinstance(ruleset, str) else None
+    except UnknownRuleset:
+        rules = None
+    if rules is None:
         return _refused(f"Unknown ruleset {ruleset!r}.", code=RefusalCode.BAD_INPUT)
     options, errors = rules.validate_options(options)
     if errors:
@@ -541,8 +562,9 @@ def answer_decision(
     def build(state: BattleState, role: str) -> dict[str, Any]:
         pending = state.pending
         # The engine records who answered: the GM answers for others with no actor.
-        mine = pending is not None and not _gm_only(pending) and (role != GM or pending.controller is None)
-        actor = pending.combatant if mine else None
+        actor = None
+        if pending is not None and not _gm_only(pending) and (role != GM or pending.controller is None):
+            actor = pending.combatant
         return {"kind": "answer", "actor": actor, "params": {"decision": decision_id, "choice": choice}}
 
     def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:

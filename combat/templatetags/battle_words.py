@@ -358,7 +358,9 @@ def _generic(etype: str, d: dict[str, Any], names: Names) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-def describe(seq: int, etype: str, data: dict[str, Any], names: Names, hidden: set[str]) -> dict[str, Any]:
+def describe(
+    seq: int, etype: str, data: dict[str, Any], names: Names, hidden: frozenset[str] | set[str]
+) -> dict[str, Any]:
     """One log entry: words and dice. Never prints an HP that ``hidden`` protects."""
     data = data if isinstance(data, dict) else {}
     words = WORDS.get(etype)
