@@ -117,12 +117,14 @@ def area(
 ) -> list[Square]:
     """Squares of an area: ``burst`` (within size of origin), ``single``, ``line`` (size squares toward)."""
     if shape == "single" or size <= 0:
-        return [tuple(origin)]  # type: ignore[list-item]
+        ox, oy = origin
+        return [(ox, oy)]
     if shape == "burst":
         return within(origin, size, width, height, metric)
     if shape == "line":
         if toward is None:
-            return [tuple(origin)]  # type: ignore[list-item]
+            ox, oy = origin
+            return [(ox, oy)]
         return [sq for sq in line(origin, toward)[1 : size + 1] if in_bounds(sq, width, height)]
     raise ValueError(f"Unknown area shape {shape!r}")
 
