@@ -172,7 +172,7 @@ def test_view_hides_enemy_hp_from_players_only():
 
 def test_pending_prompt_and_log_numbers_are_shown_only_to_whom_they_concern():
     from combat.engine.view import event_for
-    from tests.engine.test_luck import duel
+    from tests.engine.luck_duel import duel
 
     b, a, o, _ = duel()
     b.act("end_turn", a)

@@ -11,7 +11,7 @@ from combat.engine.dice import Dice, DiceError, DiceExhausted, Roll, ScriptedDic
 from combat.engine.rulesets.luck import MONSTERS, Luck
 from combat.engine.rulesets.luck.content import HEROES, STARTER, validate_luck_content
 from combat.engine.testing import Battle
-from tests.engine.test_luck import ASH, ORC, duel
+from tests.engine.luck_duel import ASH, ORC, duel
 
 # --- dice --------------------------------------------------------------------------------------
 

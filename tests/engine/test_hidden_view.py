@@ -20,7 +20,7 @@ from combat.engine.view import (
     hidden_ids,
     view_for,
 )
-from tests.engine.test_luck import duel
+from tests.engine.luck_duel import duel
 
 PLAYER = Viewer("player", "7")
 

@@ -9,7 +9,7 @@ from combat.engine.core import legal_actions, new_battle_event
 from combat.engine.rulesets.paradigm import Paradigm
 from combat.engine.rulesets.paradigm.content import HEROES, MONSTERS, STARTER, validate_paradigm_content
 from combat.engine.testing import Battle
-from tests.engine.test_paradigm_turns import duel
+from tests.engine.paradigm_duel import duel
 
 
 def test_the_starter_pack_and_sample_sheets_are_valid():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from combat.engine.actions import Refusal
 from combat.engine.core import legal_actions
 from combat.engine.testing import Battle
-from tests.engine.test_paradigm_turns import ASH, ORC, duel, option
+from tests.engine.paradigm_duel import ASH, ORC, duel, option
 
 
 def test_effect_phase_resolves_damage_then_healing_then_statuses():

@@ -156,7 +156,7 @@ actions = junk_actions(
 )
 def test_any_input_is_accepted_or_refused_cleanly(action, actor, started, pending):
     # RULE: ENG-4
-    from tests.engine.test_luck import ASH, ORC
+    from tests.engine.luck_duel import ASH, ORC
 
     log = [new_battle_event("luck", {"npc_reactions": "ask"}, 1, 6, 6)]
     state = replay(log)
