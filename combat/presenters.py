@@ -437,8 +437,6 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
         "round": state.round,
         "ruleset": ruleset,
         "board_kind": ruleset.board,
-        # How the ruleset counts squares (a house rule may change it): may a diagonal step count as one?
-        "diagonal": ruleset.metric(state) == "chebyshev",
         "width": state.width,
         "height": state.height,
         "cols": range(state.width),
