@@ -13,7 +13,7 @@ from typing import Any
 
 from django import forms
 
-from combat.engine.actions import Refusal, loads_bounded
+from combat.engine.actions import Refusal, chosen_params, loads_bounded
 
 MAX_PARAMS_TEXT = 4000
 _ASCII_INT = re.compile(r"-?[0-9]{1,12}")
@@ -163,7 +163,7 @@ def _gm_params(kind: str, post: Any) -> dict[str, Any]:
             square = _square(post)
             if square is None:
                 raise BadInput("Choose a square.")
-            params["pos"] = square
+            params["to" if kind == "gm.move" else "pos"] = square
     elif kind == "gm.end_battle":
         params["reason"] = _text(post, "reason", "Reason", False) or "Ended by the GM."
     return params
@@ -204,9 +204,5 @@ def action_from_post(post: Any) -> Posted:
     targets = (
         [str(t)[:16] for t in post.getlist("target") if str(t).strip()] if hasattr(post, "getlist") else []
     )
-    if targets:
-        params["targets"] = targets
-    square = _square(post)
-    if square is not None:
-        params["to" if kind == "move" else "square"] = square
+    params = chosen_params(kind, params, targets, _square(post))
     return Posted({"kind": kind, "actor": actor, "params": params}, expected_seq, token)

@@ -1,17 +1,40 @@
 """Actions: what a participant asks for. Untrusted input is validated here.
 
+An ``Action`` is a kind, the acting combatant and a JSON-safe ``params`` dict.
+Parameters are named the same way in every ruleset (the vocabulary of
+``events.py`` where the two meet):
+
+- ``targets``: the combatants an action is aimed at, always a list of ids
+  (``["c2"]``), even for one target; ``combatant``: the one a setup or GM
+  action changes.
+- Content by key, one name per kind of content: ``ability``, ``weapon``,
+  ``item``, ``spell``, ``skill`` (a charisma skill), ``status``, ``object``
+  (a battlefield object), ``modifiers`` (a list of modifier keys), ``equip``
+  (the weapon or accessory put in ``slot``; ``""`` puts it away).
+- Squares are ``[x, y]`` lists: ``to`` is where the actor moves (a move's
+  goal, D20 Luck's free step before an ability, a GM move), ``path`` the
+  squares of a move step by step, ``square`` the square an ability is aimed
+  at (an area's centre, a leap), ``pos`` where a combatant is placed (setup)
+  and ``row`` its row on a rows board.
+
+``ACTION_PARAMS`` below is the single reference of every action kind's
+parameters; ``param_problems`` checks parameters against it, and
+``chosen_params`` builds what a client sends for an option of ENG-5. A
+ruleset uses the parameters of a kind that its rules need.
+
 >>> Action.from_dict({"kind": "end_turn", "actor": "c1"})
 Action(kind='end_turn', actor='c1', params={})
 >>> Action.from_dict({"kind": 3})
 Refusal(reason='Unknown action.', code=<RefusalCode.BAD_INPUT: 'bad_input'>)
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: the TypedDicts' Required markers must be real objects.
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Required, TypedDict
+
+from combat.engine.events import typed_problems
 
 MAX_PARAMS_BYTES = 20_000
 MAX_DEPTH = 8  # nesting of lists and objects in an action's params (the real ones use 2)
@@ -57,7 +80,7 @@ def text_depth(text: str, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def loads_bounded(text: str, max_chars: int, max_depth: int = MAX_DEPTH) -> Any | Refusal:
+def loads_bounded(text: str, max_chars: int, max_depth: int = MAX_DEPTH) -> "Any | Refusal":
     """Parse untrusted JSON text, or a Refusal when it is too long, too deeply nested or malformed."""
     if not isinstance(text, str) or len(text) > max_chars:
         return Refusal("That request is too large.", RefusalCode.BAD_INPUT)
@@ -109,7 +132,7 @@ class Action:
         return {"kind": self.kind, "actor": self.actor, "params": self.params}
 
     @classmethod
-    def from_dict(cls, payload: Any) -> Action | Refusal:
+    def from_dict(cls, payload: Any) -> "Action | Refusal":
         """Check the shape of untrusted JSON; return an Action or a Refusal with the reason."""
         if not isinstance(payload, dict):
             return Refusal("Malformed action.", RefusalCode.BAD_INPUT)
@@ -141,7 +164,8 @@ class ActionOption:
 
     ``cost`` maps resource names to amounts (``{"actions": 1}``), ``targets``
     lists valid combatant ids, ``squares`` valid board squares, ``params``
-    the fixed parameters to send back with the action (e.g. ``{"ability": "slash"}``).
+    the fixed parameters to send back with the action (e.g. ``{"ability": "slash"}``; a
+    chosen target and square are added by ``chosen_params``).
     The board's geometry comes from the rules, never from the browser:
     ``paths`` maps a square (``"x,y"``) to the path a move there takes,
     ``areas`` maps a square to the squares an area centred there covers.
@@ -175,3 +199,256 @@ class ActionOption:
             "params": dict(self.params),
             **geometry,
         }
+
+
+# --- the parameters of every action kind -------------------------------------------------------
+
+
+class NoParams(TypedDict):
+    """An action without parameters (``end_turn``, ``flee``, ``gm.skip_turn``...)."""
+
+
+class AnswerParams(TypedDict, total=False):
+    """``answer``: the pending question (``decision``, default: the one pending) and the option's key."""
+
+    decision: str
+    choice: Required[str]
+
+
+class MoveParams(TypedDict, total=False):
+    """``move``: the goal ``to`` (the shortest path there) or the whole ``path``; exactly one."""
+
+    to: list[int]
+    path: list[list[int]]
+
+
+class AbilityParams(TypedDict, total=False):
+    """``ability``: what is used (exactly one of ``ability``, ``weapon``, ``item``) and where.
+
+    ``targets`` or ``square`` (area and leap abilities); ``to``: D20 Luck's free
+    step before acting; ``status``: the status a recovery ends.
+    """
+
+    ability: str
+    weapon: str
+    item: str
+    targets: list[str]
+    square: list[int]
+    to: list[int]
+    status: str
+
+
+class AttackParams(TypedDict, total=False):
+    """``attack``: the ``targets``, with ``weapon`` and attack ``modifiers`` where the weapon is chosen."""
+
+    weapon: str
+    modifiers: list[str]
+    targets: list[str]
+
+
+class ItemParams(TypedDict, total=False):
+    """``item``: an item of the inventory on its ``targets``."""
+
+    item: Required[str]
+    targets: list[str]
+
+
+class TargetsParams(TypedDict, total=False):
+    """Actions aimed at combatants and nothing else (``grapple``, ``hold``, ``activate_spell``)."""
+
+    targets: list[str]
+
+
+class SpellParams(TypedDict, total=False):
+    """``cast_spell``: the ``spell`` and its casting ``modifiers``."""
+
+    spell: Required[str]
+    modifiers: list[str]
+
+
+class CharismaParams(TypedDict, total=False):
+    """``charisma``: the charisma ``skill`` on its ``targets``."""
+
+    skill: Required[str]
+    targets: list[str]
+
+
+class RampartParams(TypedDict, total=False):
+    """``rampart``: turn it ``on`` (true) or off (false); default: the other way round."""
+
+    on: bool
+
+
+class InteractParams(TypedDict):
+    """``interact``: the battlefield ``object`` used."""
+
+    object: str
+
+
+class SwapParams(TypedDict, total=False):
+    """``swap``: put the weapon or accessory ``equip`` in ``slot`` (``""``: put away what is there)."""
+
+    slot: Required[str]
+    equip: str
+
+
+class CombatantParams(TypedDict):
+    """Setup and GM actions on one combatant (``setup.remove_combatant``, ``gm.remove_combatant``)."""
+
+    combatant: str
+
+
+class NewCombatantParams(TypedDict, total=False):
+    """``setup.add_combatant`` and ``gm.add_combatant``: a combatant and where it stands."""
+
+    name: Required[str]
+    side: str
+    kind: str
+    controller: str | int | None
+    character_id: int | None
+    sheet: dict[str, Any]
+    pos: list[int] | None
+    row: str
+
+
+class PlaceParams(TypedDict, total=False):
+    """``setup.place``: put ``combatant`` at ``pos`` (grid) or in ``row`` (rows board)."""
+
+    combatant: Required[str]
+    pos: list[int] | None
+    row: str
+
+
+class GmMoveParams(TypedDict, total=False):
+    """``gm.move``: move ``combatant`` ``to`` a square (grid) or to a ``row`` (rows board), ignoring the rules."""
+
+    combatant: Required[str]
+    to: list[int]
+    row: str
+
+
+class SetHpParams(TypedDict):
+    """``gm.set_hp``."""
+
+    combatant: str
+    hp: int
+
+
+class SetResourceParams(TypedDict):
+    """``gm.set_resource``: set ``resource`` of ``combatant`` to ``value``."""
+
+    combatant: str
+    resource: str
+    value: int
+
+
+class AddStatusParams(TypedDict, total=False):
+    """``gm.add_status``: ``power`` and ``duration`` default to 1."""
+
+    combatant: Required[str]
+    status: Required[str]
+    power: int
+    duration: int
+
+
+class RemoveStatusParams(TypedDict):
+    """``gm.remove_status``."""
+
+    combatant: str
+    status: str
+
+
+class EndBattleParams(TypedDict, total=False):
+    """``gm.end_battle``: why, and the winning side (none: a draw)."""
+
+    reason: str
+    winner: str | None
+
+
+#: The parameters of every action kind, in every ruleset: the single reference that the rulesets,
+#: the web layer and the tests follow.
+ACTION_PARAMS: dict[str, type] = {
+    # every ruleset
+    "end_turn": NoParams,
+    "answer": AnswerParams,
+    "move": MoveParams,
+    "ability": AbilityParams,
+    "attack": AttackParams,
+    "item": ItemParams,
+    # Mist
+    "double_move": NoParams,
+    "disengage": NoParams,
+    "rampart": RampartParams,
+    # Paradigm
+    "change_row": NoParams,
+    "hold": TargetsParams,
+    "interact": InteractParams,
+    "swap": SwapParams,
+    "flee": NoParams,
+    "summon": NoParams,
+    # Action Block
+    "grapple": TargetsParams,
+    "break_free": NoParams,
+    "release": NoParams,
+    "brace": NoParams,
+    "cast_spell": SpellParams,
+    "echo_spell": NoParams,
+    "activate_spell": TargetsParams,
+    "charisma": CharismaParams,
+    # setup and GM (ENG-7)
+    "setup.add_combatant": NewCombatantParams,
+    "setup.place": PlaceParams,
+    "setup.remove_combatant": CombatantParams,
+    "setup.start": NoParams,
+    "gm.set_hp": SetHpParams,
+    "gm.set_resource": SetResourceParams,
+    "gm.add_status": AddStatusParams,
+    "gm.remove_status": RemoveStatusParams,
+    "gm.move": GmMoveParams,
+    "gm.skip_turn": NoParams,
+    "gm.add_combatant": NewCombatantParams,
+    "gm.remove_combatant": CombatantParams,
+    "gm.end_battle": EndBattleParams,
+}
+
+#: Kinds whose parameters name exactly one of these.
+ONE_OF: dict[str, tuple[str, ...]] = {"move": ("to", "path"), "ability": ("ability", "weapon", "item")}
+
+#: Where a square picked on the board goes (``square`` unless named here).
+PICKED_SQUARE: dict[str, str] = {"move": "to"}
+
+
+def param_problems(kind: str, params: dict[str, Any]) -> list[str]:
+    """What in ``params`` departs from ``ACTION_PARAMS`` (an empty list when they fit).
+
+    >>> param_problems("ability", {"weapon": "sword", "targets": ["c2"]})
+    []
+    >>> param_problems("ability", {"ability": "weapon:sword", "targets": "c2", "step": [1, 1]})
+    ["targets: 'c2' is not list[str]", 'step: not a parameter of this action']
+    """
+    spec = ACTION_PARAMS.get(kind)
+    if spec is None:
+        return [f"unknown action kind {kind!r}"]
+    out = typed_problems(spec, params, "", "not a parameter of this action")
+    names = ONE_OF.get(kind)
+    if names and sum(name in params for name in names) != 1:
+        out.append(f"exactly one of {', '.join(names)}")
+    return out
+
+
+def chosen_params(
+    kind: str, params: dict[str, Any], targets: list[str] | None = None, square: list[int] | None = None
+) -> dict[str, Any]:
+    """What a client sends for an option: its fixed ``params`` plus the target(s) and the square picked.
+
+    >>> chosen_params("ability", {"weapon": "sword"}, targets=["c2"])
+    {'weapon': 'sword', 'targets': ['c2']}
+    >>> chosen_params("move", {}, square=[3, 4])
+    {'to': [3, 4]}
+    """
+    out = dict(params)
+    if targets:
+        out["targets"] = list(targets)
+    if square is not None:
+        out[PICKED_SQUARE.get(kind, "square")] = list(square)
+    return out

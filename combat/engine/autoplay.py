@@ -12,9 +12,8 @@ True
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from combat.engine.actions import Action
+from combat.engine.actions import Action, chosen_params
 from combat.engine.core import legal_actions
 from combat.engine.state import BattleState
 
@@ -35,12 +34,6 @@ def random_action(state: BattleState, rng: random.Random, end_turn_weight: float
     if not non_end or rng.random() < end_turn_weight:
         return Action("end_turn", current.id)
     opt = rng.choice(non_end)
-    params: dict[str, Any] = dict(opt.params)
-    if opt.kind == "move":
-        params["to"] = list(rng.choice(opt.squares))
-    else:
-        if opt.targets and "status" not in params:
-            params["targets"] = [rng.choice(opt.targets)]
-        if opt.squares:
-            params["square"] = list(rng.choice(opt.squares))
-    return Action(opt.kind, current.id, params)
+    targets = [rng.choice(opt.targets)] if opt.targets and "status" not in opt.params else None
+    square = list(rng.choice(opt.squares)) if opt.squares else None
+    return Action(opt.kind, current.id, chosen_params(opt.kind, opt.params, targets, square))

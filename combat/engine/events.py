@@ -21,6 +21,7 @@ True
 
 # No ``from __future__ import annotations`` here: the TypedDicts' Required markers must be real objects.
 from dataclasses import dataclass, field
+from types import UnionType
 from typing import Any, Required, TypedDict, Union, get_args, get_origin, get_type_hints
 
 
@@ -835,7 +836,7 @@ def _fits(value: Any, hint: Any) -> bool:
         return True
     if hint is None or hint is type(None):
         return value is None
-    if origin is Union or (origin is None and isinstance(hint, type(int | str))):
+    if origin is Union or origin is UnionType:
         return any(_fits(value, h) for h in get_args(hint))
     if origin in (list, dict):
         if not isinstance(value, origin):
@@ -845,18 +846,21 @@ def _fits(value: Any, hint: Any) -> bool:
             return all(_fits(v, args[0]) for v in value) if args else True
         return all(_fits(v, args[1]) for v in value.values()) if args else True
     if isinstance(hint, type) and issubclass(hint, dict):  # a TypedDict
-        return isinstance(value, dict) and not _problems(hint, value, "")
+        return isinstance(value, dict) and not typed_problems(hint, value, "")
     if hint is int:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, hint)
 
 
-def _problems(spec: Any, data: dict[str, Any], where: str) -> list[str]:
+def typed_problems(
+    spec: Any, data: dict[str, Any], where: str, unknown: str = "not a field of this event"
+) -> list[str]:
+    """What in ``data`` departs from the TypedDict ``spec`` (also used for actions' parameters)."""
     hints = get_type_hints(spec)
     out = [f"{where}{key}: missing" for key in sorted(spec.__required_keys__) if key not in data]
     for key, value in data.items():
         if key not in hints:
-            out.append(f"{where}{key}: not a field of this event")
+            out.append(f"{where}{key}: {unknown}")
         elif not _fits(value, hints[key]):
             out.append(f"{where}{key}: {value!r} is not {hints[key]}")
     return out
@@ -873,4 +877,4 @@ def event_problems(event: Event) -> list[str]:
     spec = EVENT_FIELDS.get(event.type)
     if spec is None:
         return [f"unknown event type {event.type!r}"]
-    return _problems(spec, event.data, "")
+    return typed_problems(spec, event.data, "")

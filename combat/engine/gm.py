@@ -22,17 +22,19 @@ def _combatant(state: BattleState, params: dict[str, Any]) -> Combatant | Refusa
     return c if c is not None else Refusal("No such combatant.")
 
 
-def _position(ctx: Ctx, params: dict[str, Any], mover: Combatant | None) -> dict[str, Any] | Refusal:
-    """Validate ``pos`` (grid boards) or ``row`` (rows boards) for placing a combatant."""
+def _position(
+    ctx: Ctx, params: dict[str, Any], mover: Combatant | None, name: str = "pos"
+) -> dict[str, Any] | Refusal:
+    """Validate the square ``params[name]`` (grid boards) or ``row`` (rows boards) for placing a combatant."""
     state = ctx.state
     if ctx.rules.board == "rows":
         row = params.get("row", "front")
         if row not in ROWS:
             return Refusal("Row must be front or back.")
         return {"row": row}
-    if params.get("pos") is None:
+    if params.get(name) is None:
         return {"pos": None}
-    sq = as_square(params.get("pos"), state.width, state.height)
+    sq = as_square(params.get(name), state.width, state.height)
     if sq is None:
         return Refusal("That square is not on the board.")
     if list(sq) in state.blocked:
@@ -203,9 +205,9 @@ def gm_move(ctx: Ctx, action: Action) -> Refusal | None:
             return Refusal("Row must be front or back.")
         ctx.emit("row.changed", combatant=c.id, row=row, by="gm")
         return None
-    if action.params.get("pos") is None:
+    if action.params.get("to") is None:
         return Refusal("Choose a square.")
-    place = _position(ctx, action.params, c)
+    place = _position(ctx, action.params, c, "to")
     if isinstance(place, Refusal):
         return place
     ctx.emit("moved", combatant=c.id, path=[c.pos, place["pos"]], to=place["pos"], by="gm")

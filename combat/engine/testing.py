@@ -11,12 +11,12 @@ same path as the web table), and ``rebuilt()`` replays the log (ENG-1).
 >>> _ = b.act("setup.start", dice=[15, 3])          # initiative: Ayla 15 + 2, the bear 3 + 0
 >>> b.state.current().name
 'Ayla'
->>> events = b.act("ability", hero, dice=[12, 6], ability="weapon:sword", targets=[bear])
+>>> events = b.act("ability", hero, dice=[12, 6], weapon="sword", targets=[bear])
 >>> b.types(events)
 ['ability.used', 'luck.rolled', 'damage.rolled', 'damage.dealt']
 >>> b.c(bear).hp < b.c(bear).max_hp
 True
->>> b.try_act("ability", hero, ability="weapon:sword", targets=["nobody"]).reason
+>>> b.try_act("ability", hero, weapon="sword", targets=["nobody"]).reason
 'Not a valid target for that ability.'
 >>> b.rebuilt() == b.state
 True

@@ -151,7 +151,7 @@ def _open_reaction(battle_id: int, gm: Any) -> None:
     state, by_name = ids()
     grik, alia = by_name["Grik"], by_name["Alia"]
     assert services.gm_override(
-        battle_id, gm, {"kind": "gm.move", "params": {"combatant": grik, "pos": [1, 0]}}
+        battle_id, gm, {"kind": "gm.move", "params": {"combatant": grik, "to": [1, 0]}}
     ).ok
     for _ in range(6):
         state, _ = ids()

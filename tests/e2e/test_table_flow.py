@@ -346,7 +346,7 @@ def test_point_2_a_player_is_told_on_the_phone_when_their_character_is_hit(asgi_
     assert goblin.name == "Goblin"
     bram = next(c for c in r.state.combatants.values() if c.name == "Bram")
     assert services.gm_override(
-        battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id, "pos": [1, 2]}}, r.seq
+        battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id, "to": [1, 2]}}, r.seq
     ).ok
 
     def seat(user, viewport):
@@ -365,7 +365,7 @@ def test_point_2_a_player_is_told_on_the_phone_when_their_character_is_hit(asgi_
 
     gm_ctx, gm = seat(users["gm"], LAPTOP)
     pl_ctx, pl = seat(users["other_player"], PHONE)
-    spear = gm.locator('#actions form.act-form:has(input[name=params][value*="weapon:spear"])')
+    spear = gm.locator('#actions form.act-form:has(input[name=params][value*=\'"weapon":"spear"\'])')
     spear.locator("button[data-pick]").click()
     gm.locator(f'#board .token[data-cid="{bram.id}"]').click()
     gm.locator("#confirm button[data-confirm=yes]").click()

@@ -4,7 +4,8 @@ Builds battles from roster parameters, plays random legal actions (and GM
 overrides) while checking that deciding never mutates, that applying the
 returned events one by one gives the returned state, that nobody but the one
 allowed to act may act, and that replaying the log (also every shorter
-prefix: undo) rebuilds exactly the incrementally applied state. Each
+prefix: undo) rebuilds exactly the incrementally applied state, and that every
+accepted action's parameters fit ``ACTION_PARAMS``. Each
 ruleset's test file passes its own invariants as ``check(state, log)``.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combat.engine.actions import Action, Refusal
+from combat.engine.actions import Action, Refusal, param_problems
 from combat.engine.autoplay import random_action
 from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
 from combat.engine.dice import Dice
@@ -147,7 +148,7 @@ def gm_action(
     power: Callable[[random.Random], int] | None = None,
     cuts: tuple[float, float, float] = (0.4, 0.8, 0.9),
 ) -> Action:
-    """A random GM override: set HP, add a status, skip the turn, or move (``move(rng)`` gives pos/row)."""
+    """A random GM override: set HP, add a status, skip the turn, or move (``move(rng)`` gives to/row)."""
     c = rng.choice(list(state.combatants.values()))
     roll = rng.random()
     if roll < cuts[0]:
@@ -194,6 +195,7 @@ def play_random(
         if isinstance(out, Refusal):
             assert action.kind.startswith("gm."), (action, out)  # legal actions are always accepted
             continue
+        assert param_problems(action.kind, action.params) == [], action  # named as ACTION_PARAMS says
         events, new_state = out
         folded = state
         for e in events:
@@ -220,6 +222,7 @@ def play_out(
             break
         out = resolve(state, action, Dice(seed, state.seq))
         assert not isinstance(out, Refusal), (action, out)
+        assert param_problems(action.kind, action.params) == [], action
         events, state = out
         log += events
         check(state, log)

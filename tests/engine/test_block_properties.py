@@ -89,7 +89,7 @@ def _gm_action(state, rng):
         state,
         rng,
         STARTER["statuses"],
-        lambda r: {"pos": [r.randrange(WIDTH), r.randrange(HEIGHT)]},
+        lambda r: {"to": [r.randrange(WIDTH), r.randrange(HEIGHT)]},
         power=lambda r: 0,
         cuts=(0.4, 0.7, 0.8),
     )

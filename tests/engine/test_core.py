@@ -78,7 +78,7 @@ def test_gm_overrides_are_events():
     assert b.c(a).statuses["slow"] == {"power": 3, "duration": 2}
     b.act("gm.remove_status", combatant=a, status="slow")
     assert b.c(a).statuses == {}
-    b.act("gm.move", combatant=a, pos=[1, 1])
+    b.act("gm.move", combatant=a, to=[1, 1])
     assert b.c(a).pos == [1, 1]
     b.act("gm.set_resource", combatant=a, resource="actions", value=1)
     assert b.c(a).resources["actions"] == 1
@@ -103,7 +103,7 @@ def test_undo_is_a_replay_of_the_shorter_log():
     mark = b.state.to_dict()
     n = len(b.log)
     b.act("gm.set_hp", combatant=o, hp=4)
-    b.act("gm.move", combatant=a, pos=[2, 2])
+    b.act("gm.move", combatant=a, to=[2, 2])
     assert len(b.log) == n + 2
     undone_once = replay(b.log[:-1])
     assert undone_once.combatants[a].pos == [0, 0]
@@ -176,7 +176,7 @@ def test_pending_prompt_and_log_numbers_are_shown_only_to_whom_they_concern():
 
     b, a, o, _ = duel()
     b.act("end_turn", a)
-    ev = b.act("ability", o, dice=[10, 3, 4], ability="weapon:claws", targets=[a])
+    ev = b.act("ability", o, dice=[10, 3, 4], weapon="claws", targets=[a])
     mine = view_for(b.state, Viewer("player", "7"))["pending"]
     assert mine["mine"] and [x["key"] for x in mine["options"]] == ["parry", "pass"] and "resume" not in mine
     other = view_for(b.state, Viewer("player", "8"))["pending"]
@@ -186,7 +186,7 @@ def test_pending_prompt_and_log_numbers_are_shown_only_to_whom_they_concern():
     assert "resume" not in event_for(opened, b.state, Viewer("player", "7"))["data"]["decision"]
     ev = b.act("answer", a, dice=[1], choice="parry")
     b.act("end_turn", o)
-    hit = b.act("ability", a, dice=[12, 5], ability="weapon:sword", targets=[o])
+    hit = b.act("ability", a, dice=[12, 5], weapon="sword", targets=[o])
     dealt = next(e for e in hit if e.type == "damage.dealt")
     assert "hp" not in event_for(dealt, b.state, Viewer("player", "7"))["data"]
     assert event_for(dealt, b.state, Viewer("gm"))["data"]["hp"] == 20 - 4
@@ -248,9 +248,9 @@ def test_refusals_carry_a_code_for_callers():
     assert b.try_act("frobnicate", a).code == RefusalCode.BAD_INPUT
     assert Action.from_dict({"kind": "end_turn", "params": []}).code == RefusalCode.BAD_INPUT
     b.act("move", a, to=[1, 1])
-    far = b.try_act("ability", a, ability="weapon:bow", targets=[g])
+    far = b.try_act("ability", a, weapon="bow", targets=[g])
     assert far.code == RefusalCode.OUT_OF_RANGE
-    assert b.try_act("ability", a, ability="weapon:bow", targets=[g]) == far  # equal by their words
+    assert b.try_act("ability", a, weapon="bow", targets=[g]) == far  # equal by their words
 
 
 def test_options_carry_the_board_geometry():

@@ -20,12 +20,12 @@ def test_every_die_rolled_is_recorded_in_the_event_that_used_it():
     # RULE: ENG-2
     b, a, o, _ = duel()
     dice = Dice(42, b.state.seq)
-    events = decide(b.state, Action("ability", a, {"ability": "weapon:sword", "targets": [o]}), dice)
+    events = decide(b.state, Action("ability", a, {"weapon": "sword", "targets": [o]}), dice)
     recorded = [r for e in events for r in e.rolls]
     assert recorded == [r.to_dict() for r in dice.history]
     assert [r["purpose"] for r in recorded][0] == "luck roll"
     scripted = ScriptedDice([20, 3, 5])
-    events = decide(b.state, Action("ability", a, {"ability": "weapon:sword", "targets": [o]}), scripted)
+    events = decide(b.state, Action("ability", a, {"weapon": "sword", "targets": [o]}), scripted)
     damage = next(e for e in events if e.type == "damage.rolled")
     assert damage.rolls == [
         {"expr": "1d8", "faces": [3], "total": 3, "purpose": "damage"},
@@ -71,7 +71,7 @@ def test_battles_with_the_same_seed_and_actions_are_identical():
                     "ability",
                     a if salt < 2 else o,
                     {
-                        "ability": "weapon:sword" if salt < 2 else "weapon:claws",
+                        "weapon": "sword" if salt < 2 else "claws",
                         "targets": [o if salt < 2 else a],
                     },
                 ),
@@ -96,13 +96,13 @@ def test_battles_with_the_same_seed_and_actions_are_identical():
         (
             "ability",
             "c1",
-            {"ability": "weapon:bow", "targets": ["c9"]},
+            {"weapon": "bow", "targets": ["c9"]},
             "Not a valid target for that ability.",
         ),
         (
             "ability",
             "c1",
-            {"ability": "weapon:sword", "targets": ["c1"]},
+            {"weapon": "sword", "targets": ["c1"]},
             "Not a valid target for that ability.",
         ),
         ("ability", "c1", {"ability": "mend", "targets": ["c2"]}, "Not a valid target for that ability."),
@@ -111,10 +111,10 @@ def test_battles_with_the_same_seed_and_actions_are_identical():
         (
             "ability",
             "c1",
-            {"ability": "weapon:sword", "targets": "c2,c2"},
+            {"weapon": "sword", "targets": "c2,c2"},
             "Not a valid target for that ability.",
         ),
-        ("ability", "c1", {"ability": "weapon:sword", "targets": ["c2", "c2"]}, "Choose one target."),
+        ("ability", "c1", {"weapon": "sword", "targets": ["c2", "c2"]}, "Choose one target."),
         ("ability", "c1", {"ability": "flame_burst", "square": [9, 7]}, "That square is out of range."),
         (
             "ability",
@@ -131,7 +131,7 @@ def test_battles_with_the_same_seed_and_actions_are_identical():
         (
             "ability",
             "c1",
-            {"ability": "weapon:sword", "targets": ["c2"], "step": [1, 0]},
+            {"weapon": "sword", "targets": ["c2"], "to": [1, 0]},
             "The free step must go to a free neighbouring square.",
         ),
         ("move", "c1", {"to": [1, 0]}, "No path of at most 5 squares to there."),
@@ -148,7 +148,7 @@ def test_battles_with_the_same_seed_and_actions_are_identical():
             {"combatant": "c1", "status": "on_fire"},
             "Unknown status. Known: blind, disarm, silence, sleep, slow, stun.",
         ),
-        ("gm.move", None, {"combatant": "c1", "pos": [1, 0]}, "Orc already stands there."),
+        ("gm.move", None, {"combatant": "c1", "to": [1, 0]}, "Orc already stands there."),
         ("gm.remove_status", None, {"combatant": "c1", "status": "stun"}, "Ash does not have that status."),
         (
             "gm.set_resource",
@@ -170,10 +170,10 @@ def test_illegal_actions_are_refused_with_a_reason_and_change_nothing(kind, acto
 def test_out_of_range_unaffordable_and_setup_errors_are_refused():
     # RULE: ENG-4
     b, a, o, _ = duel(orc_pos=(8, 7))
-    assert b.try_act("ability", a, ability="weapon:sword", targets=[o]) == Refusal("Orc is out of range.")
-    b.act("ability", a, dice=[1], ability="weapon:bow", targets=[o])
-    b.act("ability", a, dice=[1], ability="weapon:bow", targets=[o])
-    assert b.try_act("ability", a, ability="weapon:bow", targets=[o]) == Refusal("No actions left.")
+    assert b.try_act("ability", a, weapon="sword", targets=[o]) == Refusal("Orc is out of range.")
+    b.act("ability", a, dice=[1], weapon="bow", targets=[o])
+    b.act("ability", a, dice=[1], weapon="bow", targets=[o])
+    assert b.try_act("ability", a, weapon="bow", targets=[o]) == Refusal("No actions left.")
     s = Battle("luck")
     assert s.try_act("setup.add_combatant", name="", sheet={}) == Refusal(
         "Give the combatant a name (at most 80 characters)."
@@ -211,7 +211,7 @@ def test_legal_actions_list_cost_targets_squares_and_greyed_reasons():
         and [5, 5] in opts["Move"].squares
         and [3, 0] not in opts["Move"].squares
     )
-    assert opts["Bow"].targets == [o] and opts["Bow"].params == {"ability": "weapon:bow"}
+    assert opts["Bow"].targets == [o] and opts["Bow"].params == {"weapon": "bow"}
     assert (opts["Sword"].available, opts["Sword"].reason) == (False, "No target in range.")
     assert (opts["Recover"].available, opts["Recover"].reason) == (False, "No status to recover from.")
     assert opts["Mend"].targets == [a]
@@ -221,7 +221,7 @@ def test_legal_actions_list_cost_targets_squares_and_greyed_reasons():
     b.act("gm.add_status", combatant=a, status="silence", power=1, duration=1)
     opts = {o_.label: o_ for o_ in legal_actions(b.state, a)}
     assert (opts["Fire Bolt"].available, opts["Fire Bolt"].reason) == (False, "Silence: cannot cast spells.")
-    b.act("ability", a, dice=[2, 2], ability="item:healing_potion", targets=[a])
+    b.act("ability", a, dice=[2, 2], item="healing_potion", targets=[a])
     opts = {o_.label: o_ for o_ in legal_actions(b.state, a)}
     assert opts["Healing Potion"].reason == "No Healing Potion left."
     assert legal_actions(b.state, o) == []
@@ -251,7 +251,7 @@ def test_gm_can_answer_a_players_reaction_window():
     # RULE: ENG-6
     b, a, o, _ = duel()
     b.act("end_turn", a)
-    b.act("ability", o, dice=[10, 2, 2], ability="weapon:claws", targets=[a])  # 2+2+1 = 5 raw
+    b.act("ability", o, dice=[10, 2, 2], weapon="claws", targets=[a])  # 2+2+1 = 5 raw
     assert b.state.pending.controller == "7"
     ev = b.act("answer", None, choice="pass")
     answered = ev[0].data
@@ -265,7 +265,7 @@ def test_stale_or_invalid_answers_are_refused():
     # RULE: ENG-6
     b, a, o, _ = duel()
     b.act("end_turn", a)
-    b.act("ability", o, dice=[10, 2, 2], ability="weapon:claws", targets=[a])
+    b.act("ability", o, dice=[10, 2, 2], weapon="claws", targets=[a])
     assert b.try_act("answer", a, decision="d1", choice="pass") == Refusal(
         "That question has already been answered."
     )

@@ -69,13 +69,13 @@ def test_whose_numbers_are_hidden():
 def test_a_whole_duel_leaks_no_number_about_the_enemy_to_a_player():
     b, a, o, _ = duel()
     events = []
-    events += b.act("ability", a, dice=[15, 6], ability="weapon:sword", targets=[o])
+    events += b.act("ability", a, dice=[15, 6], weapon="sword", targets=[o])
     events += b.act("gm.set_hp", combatant=o, hp=11)
     events += b.act("gm.add_status", combatant=o, status="slow", power=4, duration=3)
     events += b.act("gm.set_resource", combatant=o, resource="actions", value=2)
     b.act("end_turn", a)
     events += b.act("end_turn", o)
-    events += b.act("ability", a, dice=[12, 5], ability="weapon:sword", targets=[o])
+    events += b.act("ability", a, dice=[12, 5], weapon="sword", targets=[o])
     about_enemy = 0
     for event in events:
         mine = event_for(event, b.state, PLAYER)["data"]

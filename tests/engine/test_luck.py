@@ -76,11 +76,11 @@ def test_move_up_to_five_squares_costs_one_action():
 def test_an_ability_may_include_a_one_square_step():
     # RULE: LUCK-ACT-3
     b, a, o, _ = duel(orc_pos=(2, 0))
-    assert b.try_act("ability", a, ability="weapon:sword", targets=[o]) == Refusal("Orc is out of range.")
-    ev = b.act("ability", a, dice=[12, 5], ability="weapon:sword", targets=[o], step=[1, 1])
+    assert b.try_act("ability", a, weapon="sword", targets=[o]) == Refusal("Orc is out of range.")
+    ev = b.act("ability", a, dice=[12, 5], weapon="sword", targets=[o], to=[1, 1])
     assert ev[0].type == "moved" and ev[0].data["free"] and b.c(a).pos == [1, 1]
     assert b.c(a).resources["actions"] == 1  # the step cost nothing more
-    assert b.try_act("ability", a, ability="weapon:sword", targets=[o], step=[3, 3]) == Refusal(
+    assert b.try_act("ability", a, weapon="sword", targets=[o], to=[3, 3]) == Refusal(
         "The free step must go to a free neighbouring square."
     )
 
@@ -90,7 +90,7 @@ def test_interrupt_once_per_own_turn_cycle_as_a_reaction_window():
     # RULE: ENG-6
     b, a, o, _ = duel()
     b.act("end_turn", a)
-    ev = b.act("ability", o, dice=[10, 3, 4], ability="weapon:claws", targets=[a])  # 3+4+1 = 8 raw
+    ev = b.act("ability", o, dice=[10, 3, 4], weapon="claws", targets=[a])  # 3+4+1 = 8 raw
     assert ev[-1].type == "decision.opened"
     d = b.state.pending
     assert (d.combatant, d.controller, d.default) == (a, "7", "parry")
@@ -104,7 +104,7 @@ def test_interrupt_once_per_own_turn_cycle_as_a_reaction_window():
     dealt = next(e for e in ev if e.type == "damage.dealt").data
     assert (dealt["raw"], dealt["reduced"], dealt["defense"], dealt["amount"]) == (8, 6, 1, 1)
     assert b.c(a).hp == 19 and b.c(a).resources["interrupt"] == 0
-    ev = b.act("ability", o, dice=[10, 3, 4], ability="weapon:claws", targets=[a])  # no second interrupt
+    ev = b.act("ability", o, dice=[10, 3, 4], weapon="claws", targets=[a])  # no second interrupt
     assert b.state.pending is None and b.c(a).hp == 19 - 7
     b.act("end_turn", o)
     assert b.c(a).resources["interrupt"] == 1  # a new cycle starts with Ash's own turn
@@ -115,7 +115,7 @@ def test_interrupt_option_per_round_and_npc_default_policy():
     # RULE: ENG-6
     orc = dict(ORC, abilities=["recover", "parry"])
     b, a, o, _ = duel({"interrupt_window": "round"}, orc=orc)
-    ev = b.act("ability", a, dice=[12, 6, 3], ability="weapon:sword", targets=[o])  # raw 7, parry 3+1
+    ev = b.act("ability", a, dice=[12, 6, 3], weapon="sword", targets=[o])  # raw 7, parry 3+1
     types = b.types(ev)
     assert types[types.index("decision.opened") + 1] == "decision.answered"
     answered = next(e for e in ev if e.type == "decision.answered").data
@@ -129,7 +129,7 @@ def test_interrupt_option_per_round_and_npc_default_policy():
     a2 = asked.add("Ash", "party", (0, 0), controller="7", **ASH)
     o2 = asked.add("Orc", "enemy", (1, 0), **orc)
     asked.act("setup.start", dice=[15, 1])
-    asked.act("ability", a2, dice=[12, 6], ability="weapon:sword", targets=[o2])
+    asked.act("ability", a2, dice=[12, 6], weapon="sword", targets=[o2])
     assert asked.state.pending.controller is None  # the GM answers for the orc
     ev = asked.act("answer", None, choice="pass")
     assert next(e for e in ev if e.type == "damage.dealt").data["amount"] == 7 - 2
@@ -162,7 +162,7 @@ def test_free_actions_cost_neither_standard_nor_interrupt_actions():
 def test_luck_roll_is_a_d20_plus_granted_bonus_against_hostile_targets():
     # RULE: LUCK-HIT-1
     b, a, o, _ = duel(ash=dict(ASH, luck_bonus=1))
-    ev = b.act("ability", a, dice=[5, 4], ability="weapon:sword", targets=[o])  # 5 + 1 = 6: a hit
+    ev = b.act("ability", a, dice=[5, 4], weapon="sword", targets=[o])  # 5 + 1 = 6: a hit
     luck = next(e for e in ev if e.type == "luck.rolled")
     assert (luck.data["roll"], luck.data["bonus"], luck.data["total"], luck.data["outcome"]) == (
         5,
@@ -189,7 +189,7 @@ def test_miss_hit_and_crit_ranges_and_widened_ranges():
     for face in (1, 5, 6, 19, 20):
         b, a, o, _ = duel()
         dice = [face] if face <= 5 else [face, 1] if face < 20 else [face, 1, 1]
-        ev = b.act("ability", a, dice=dice, ability="weapon:sword", targets=[o])
+        ev = b.act("ability", a, dice=dice, weapon="sword", targets=[o])
         outcomes[face] = next(e for e in ev if e.type == "luck.rolled").data["outcome"]
     assert outcomes == {1: "miss", 5: "miss", 6: "hit", 19: "hit", 20: "crit"}
     content = {
@@ -217,12 +217,12 @@ def test_miss_hit_and_crit_ranges_and_widened_ranges():
 def test_crit_rolls_dice_and_adds_bonus_crit_damage_times():
     # RULE: LUCK-CRIT-1
     b, a, o, _ = duel()
-    ev = b.act("ability", a, dice=[20, 4, 6], ability="weapon:sword", targets=[o])  # (4+1) + (6+1) = 12
+    ev = b.act("ability", a, dice=[20, 4, 6], weapon="sword", targets=[o])  # (4+1) + (6+1) = 12
     rolled = next(e for e in ev if e.type == "damage.rolled").data
     assert (rolled["raw"], rolled["crit"], rolled["times"]) == (12, True, 2)
     assert b.c(o).hp == 20 - (12 - 2)
     b, a, o, _ = duel(ash=dict(ASH, crit_damage=3))
-    b.act("ability", a, dice=[20, 1, 2, 3], ability="weapon:sword", targets=[o])  # 2 + 3 + 4 = 9
+    b.act("ability", a, dice=[20, 1, 2, 3], weapon="sword", targets=[o])  # 2 + 3 + 4 = 9
     assert b.c(o).hp == 20 - (9 - 2)
 
 
@@ -241,9 +241,9 @@ def test_healing_and_statuses_never_crit():
 def test_physical_damage_minus_armor_only_positive():
     # RULE: LUCK-DMG-1
     b, a, o, _ = duel()
-    ev = b.act("ability", a, dice=[12, 6], ability="weapon:sword", targets=[o])  # 6+1 = 7 - armor 2
+    ev = b.act("ability", a, dice=[12, 6], weapon="sword", targets=[o])  # 6+1 = 7 - armor 2
     assert next(e for e in ev if e.type == "damage.dealt").data["amount"] == 5
-    ev = b.act("ability", a, dice=[12, 1], ability="weapon:sword", targets=[o])  # 1+1 = 2 - armor 2 = 0
+    ev = b.act("ability", a, dice=[12, 1], weapon="sword", targets=[o])  # 1+1 = 2 - armor 2 = 0
     assert next(e for e in ev if e.type == "damage.dealt").data["amount"] == 0
     assert b.c(o).hp == 15
 
@@ -262,7 +262,7 @@ def test_healing_is_not_reduced_by_defenses_and_caps_at_max():
     ev = b.act("ability", a, dice=[3, 4], ability="mend", targets=[a])
     assert next(e for e in ev if e.type == "healed").data["amount"] == 9
     assert b.c(a).hp == 13
-    b.act("ability", a, dice=[4, 4], ability="item:healing_potion", targets=[a])
+    b.act("ability", a, dice=[4, 4], item="healing_potion", targets=[a])
     assert b.c(a).hp == 20  # 13 + 10 capped at max
     assert b.try_act("end_turn", a) and b.c(a).extra["items_used"] == {"healing_potion": 1}
 
@@ -340,7 +340,7 @@ def test_stun_and_blind_stop_actions_and_movement_but_not_recover():
         b, a, o, _ = duel()
         b.act("gm.add_status", combatant=a, status=status, power=3, duration=1)
         assert b.try_act("move", a, to=[0, 2]) == Refusal(f"{name}: cannot move.")
-        assert b.try_act("ability", a, ability="weapon:sword", targets=[o]) == Refusal(f"{name}: cannot act.")
+        assert b.try_act("ability", a, weapon="sword", targets=[o]) == Refusal(f"{name}: cannot act.")
         options = {x.label: (x.available, x.reason) for x in legal_actions(b.state, a)}
         assert options["Fire Bolt"] == (False, f"{name}: cannot act.")
         assert options[f"Recover: {name} (power 3)"] == (True, "")
@@ -354,10 +354,10 @@ def test_sleep_stops_everything_until_damage():
     b.act("ability", a, dice=[12, 8], ability="lullaby", targets=[o])  # 8 - resist 2 = power 6
     assert b.c(o).statuses["sleep"]["power"] == 6
     b.act("end_turn", a)
-    assert b.try_act("ability", o, ability="weapon:claws", targets=[a]) == Refusal("Sleep: cannot act.")
+    assert b.try_act("ability", o, weapon="claws", targets=[a]) == Refusal("Sleep: cannot act.")
     assert b.try_act("move", o, to=[3, 3]) == Refusal("Sleep: cannot move.")
     b.act("end_turn", o)
-    ev = b.act("ability", a, dice=[12, 4], ability="weapon:sword", targets=[o])  # 5 - 2 = 3 damage
+    ev = b.act("ability", a, dice=[12, 4], weapon="sword", targets=[o])  # 5 - 2 = 3 damage
     assert ("status.removed", "damaged") in [(e.type, e.data.get("reason")) for e in ev]
     assert b.c(o).statuses == {}
 
@@ -382,7 +382,7 @@ def test_silence_stops_spells_only():
     )
     reasons = {x.label: x.reason for x in legal_actions(b.state, a)}
     assert reasons["Mend"] == "Silence: cannot cast spells."
-    b.act("ability", a, dice=[12, 3], ability="weapon:sword", targets=[o])
+    b.act("ability", a, dice=[12, 3], weapon="sword", targets=[o])
     b.act("move", a, to=[0, 3])
 
 
@@ -390,7 +390,7 @@ def test_disarm_stops_melee_only():
     # RULE: LUCK-STAT-10
     b, a, o, _ = duel()
     b.act("gm.add_status", combatant=a, status="disarm", power=2, duration=2)
-    assert b.try_act("ability", a, ability="weapon:sword", targets=[o]) == Refusal(
+    assert b.try_act("ability", a, weapon="sword", targets=[o]) == Refusal(
         "Disarm: cannot make melee attacks."
     )
     b.act("ability", a, dice=[12, 3, 3], ability="fire_bolt", targets=[o])
@@ -400,7 +400,7 @@ def test_disarm_stops_melee_only():
 def test_knockout_ends_the_battle():
     # RULE: ENG-9
     b, a, o, _ = duel(orc=dict(ORC, hp=3, armor=0))
-    ev = b.act("ability", a, dice=[12, 4], ability="weapon:sword", targets=[o])  # 5 damage
+    ev = b.act("ability", a, dice=[12, 4], weapon="sword", targets=[o])  # 5 damage
     dealt = next(e for e in ev if e.type == "damage.dealt").data
     assert (dealt["hp"], dealt["ko"]) == (0, True)
     assert b.types(ev)[-1] == "battle.ended" and b.state.result["winner"] == "party"

@@ -72,7 +72,7 @@ def _check_invariants(state, log):
 
 def _gm_action(state, rng):
     return gm_action(
-        state, rng, STARTER["statuses"], lambda r: {"pos": [r.randrange(WIDTH), r.randrange(HEIGHT)]}
+        state, rng, STARTER["statuses"], lambda r: {"to": [r.randrange(WIDTH), r.randrange(HEIGHT)]}
     )
 
 

@@ -68,7 +68,7 @@ def _gm_action(state, rng):
         state,
         rng,
         STARTER["statuses"],
-        lambda r: {"pos": [r.randrange(8), r.randrange(6)]},
+        lambda r: {"to": [r.randrange(8), r.randrange(6)]},
         power=lambda r: r.randint(0, 12),
     )
 
@@ -117,13 +117,13 @@ TEMPLATES = {
     "gm.set_resource": {"combatant": "c1", "resource": "actions", "value": 1},
     "gm.add_status": {"combatant": "c1", "status": "stun", "power": 2, "duration": 1},
     "gm.remove_status": {"combatant": "c1", "status": "stun"},
-    "gm.move": {"combatant": "c1", "pos": [2, 2]},
+    "gm.move": {"combatant": "c1", "to": [2, 2]},
     "gm.skip_turn": {},
     "gm.add_combatant": {"name": "Y", "side": "party", "sheet": {}, "pos": [5, 5]},
     "gm.remove_combatant": {"combatant": "c2"},
     "gm.end_battle": {"reason": "done"},
     "nonsense": {},
-    "ability:sword": {"ability": "weapon:sword", "targets": ["c2"], "step": [0, 1]},
+    "ability:sword": {"weapon": "sword", "targets": ["c2"], "to": [0, 1]},
     "ability:burst": {"ability": "flame_burst", "square": [1, 0]},
 }
 actions = junk_actions(
@@ -133,12 +133,12 @@ actions = junk_actions(
         "c2",
         "stun",
         "recover",
-        "weapon:sword",
-        "weapon:claws",
+        "sword",
+        "claws",
         "parry",
         "fire_bolt",
         "flame_burst",
-        "item:healing_potion",
+        "healing_potion",
         "pass",
         "party",
         "enemy",
@@ -176,7 +176,7 @@ def test_any_input_is_accepted_or_refused_cleanly(action, actor, started, pendin
         if pending:  # the orc attacks Ash with claws until a hit opens Ash's parry window, or gives up
             for salt in range(20):
                 out = resolve(
-                    state, Action("ability", "c2", {"ability": "weapon:claws", "targets": ["c1"]}), Dice(salt)
+                    state, Action("ability", "c2", {"weapon": "claws", "targets": ["c1"]}), Dice(salt)
                 )
                 if not isinstance(out, Refusal) and out[1].pending:
                     log += out[0]

@@ -26,7 +26,11 @@ def _random_options(ruleset, rng: random.Random) -> dict:
     return options
 
 
-def _random_battle_events(key: str, seed: int, steps: int = 120) -> list:
+def random_battle(key: str, seed: int, seen=None, steps: int = 120) -> list:
+    """The log of a random battle of the whole starter cast (random legal actions, GM overrides now and then).
+
+    ``seen(state, action, out)`` is called with every action submitted, before it, and its outcome.
+    """
     ruleset = RULESETS[key]
     content = importlib.import_module(ruleset.__module__ + ".content")
     rng = random.Random(seed)
@@ -46,13 +50,15 @@ def _random_battle_events(key: str, seed: int, steps: int = 120) -> list:
                 statuses,
                 (lambda g: {"row": g.choice(["front", "back"])})
                 if rows
-                else (lambda g: {"pos": [g.randrange(10), g.randrange(3)]}),
+                else (lambda g: {"to": [g.randrange(10), g.randrange(3)]}),
             )
         else:
             action = random_action(state, rng)
         if action is None:
             break
         out = resolve(state, action, Dice(seed, state.seq))
+        if seen is not None:
+            seen(state, action, out)
         if not isinstance(out, Refusal):
             events, state = out
             log += events
@@ -64,7 +70,7 @@ def test_every_event_of_random_battles_fits_the_vocabulary(key):
     # RULE: ENG-2
     seen: set[str] = set()
     for seed in range(6):
-        for event in _random_battle_events(key, seed):
+        for event in random_battle(key, seed):
             assert event_problems(event) == [], (event.type, event.data)
             seen.add(event.type)
             if event.rolls:  # ENG-2: every roll event says what was rolled, in one line too

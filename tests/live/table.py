@@ -110,13 +110,13 @@ def goblin_attacks_bram(battle: Battle, users: dict[str, Any]) -> services.Resul
     assert goblin is not None and goblin.name == "Goblin", goblin
     bram = next(c for c in state.combatants.values() if c.name == "Bram")
     r = services.gm_override(
-        battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id, "pos": [1, 2]}}, r.seq
+        battle.pk, users["gm"], {"kind": "gm.move", "params": {"combatant": goblin.id, "to": [1, 2]}}, r.seq
     )
     assert r.ok, r.reason
     return services.submit_action(
         battle.pk,
         users["gm"],
-        {"kind": "ability", "actor": goblin.id, "params": {"ability": "weapon:spear", "targets": [bram.id]}},
+        {"kind": "ability", "actor": goblin.id, "params": {"weapon": "spear", "targets": [bram.id]}},
         r.seq,
     )
 

@@ -87,7 +87,7 @@ def open_reaction(world: dict[str, Any]) -> dict[str, Any]:
     battle, gm = world["battle"], world["users"]["gm"]
     goblin, bram = combatant_named(battle, "Goblin"), combatant_named(battle, "Bram")
     moved = services.gm_override(
-        battle.pk, gm, {"kind": "gm.move", "params": {"combatant": goblin, "pos": [1, 2]}}
+        battle.pk, gm, {"kind": "gm.move", "params": {"combatant": goblin, "to": [1, 2]}}
     )
     assert moved.ok, moved.reason
     for _ in range(6):

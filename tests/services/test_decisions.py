@@ -40,7 +40,7 @@ def window(campaign, gm, player, other_player):
     attack = {
         "kind": "ability",
         "actor": ids["Goblin"],
-        "params": {"ability": "weapon:spear", "targets": [ids["Bram"]]},
+        "params": {"weapon": "spear", "targets": [ids["Bram"]]},
     }
     # Dice are seeded by seq: when the Luck Roll misses, give the goblin its action back (one more
     # event, so fresh dice) and strike again.

@@ -242,7 +242,7 @@ def test_point_9_a_luck_sword_hit_logs_1d8_plus_1_in_a_real_battle(gm, player):
                 {
                     "kind": "ability",
                     "actor": current.id,
-                    "params": {"ability": "weapon:sword", "targets": [bear_id]},
+                    "params": {"weapon": "sword", "targets": [bear_id]},
                 },
             )
             assert r.ok, r.reason

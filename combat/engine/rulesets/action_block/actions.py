@@ -118,8 +118,6 @@ def attack_targets(state: BattleState, c: Combatant, feet: int) -> list[str]:
 def pick_targets(
     state: BattleState, c: Combatant, raw: Any, allowed: list[str], most: int
 ) -> list[str] | Refusal:
-    if isinstance(raw, str):
-        raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
         return Refusal("Choose a target.")
     if len(set(raw)) != len(raw):

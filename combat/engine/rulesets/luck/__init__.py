@@ -2,7 +2,7 @@
 
 Rules implemented (RULESETS.md, LUCK-*): initiative 1d20 + score with
 tie-breaks; 2 standard actions; a move of up to Movement squares costs 1;
-an ability may include a free 1-square step (``step``); a Luck Roll (1d20
+an ability may include a free 1-square step (``to``); a Luck Roll (1d20
 + luck bonus) against hostile targets, automatic hits on friendly ones;
 miss 1-5 / hit / crit 20 (abilities may widen); crits multiply damage dice
 and bonuses (Crit Damage); armor against physical, resist against magical;

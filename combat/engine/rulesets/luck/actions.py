@@ -19,6 +19,8 @@ from combat.engine.rulesets.luck.rules import (
     items_left,
     move_allowance,
     obstacles,
+    params_of,
+    ref_of,
     valid_target,
 )
 
@@ -63,11 +65,11 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
 
 
 def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
-    """Use an ability, weapon or item: checks, optional 1-square step (LUCK-ACT-3), then resolution."""
+    """Use an ability, weapon or item: checks, optional 1-square step ``to`` (LUCK-ACT-3), then resolution."""
     state = ctx.state
     p = action.params
-    ref = p.get("ability")
-    if not isinstance(ref, str) or (a := ability_for(state, c, ref)) is None:
+    ref = ref_of(p)
+    if ref is None or (a := ability_for(state, c, ref)) is None:
         return Refusal(f"{c.name} has no such ability.")
     if a["type"] == "interrupt":
         return Refusal(f"{a['name']} is only used as a reaction to another's action.")
@@ -79,8 +81,8 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return Refusal(why)
     origin = c.square
     step = None
-    if p.get("step") is not None:
-        step = as_square(p.get("step"), state.width, state.height)
+    if p.get("to") is not None:
+        step = as_square(p.get("to"), state.width, state.height)
         if step is None:
             return Refusal("That square is not on the board.")
         name = blocked_by(state, c, "movement")
@@ -141,8 +143,8 @@ def _targets(
     raw = p.get("targets")
     if a["target"] == "self" and not raw:
         raw = [c.id]
-    if isinstance(raw, str):
-        raw = [raw]
+    if isinstance(raw, str):  # targets are a list of ids, even for one
+        return Refusal("Not a valid target for that ability.")
     if not isinstance(raw, list) or len(raw) != 1:
         return Refusal("Choose one target.")
     t = state.combatants.get(raw[0]) if isinstance(raw[0], str) else None
@@ -378,7 +380,7 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
                         [],
                         False,
                         "No status to recover from.",
-                        {"ability": ref},
+                        params_of(ref),
                     )
                 )
             for key, st in c.statuses.items():
@@ -393,7 +395,7 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
                         [],
                         gate is None,
                         gate or "",
-                        {"ability": ref, "status": key},
+                        {**params_of(ref), "status": key},
                     )
                 )
             continue
@@ -437,7 +439,7 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
                 squares,
                 gate is None,
                 gate or "",
-                {"ability": ref},
+                params_of(ref),
                 areas=areas,
             )
         )

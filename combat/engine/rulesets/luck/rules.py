@@ -69,6 +69,28 @@ def ability_for(state: BattleState, c: Combatant, ref: str) -> dict[str, Any] | 
     return definition(state, "abilities", ref) if ref in c.sheet.get("abilities", ()) else None
 
 
+#: The parameters that name what an ability action uses, and the prefix of their reference.
+USED = {"ability": "", "weapon": "weapon:", "item": "item:"}
+
+
+def ref_of(params: dict[str, Any]) -> str | None:
+    """The reference an action's parameters name: ``{"weapon": "sword"}`` -> ``"weapon:sword"``.
+
+    None unless exactly one of ``ability``, ``weapon``, ``item`` names a key.
+    """
+    named = [(name, params[name]) for name in USED if name in params]
+    if len(named) != 1 or not isinstance(named[0][1], str) or ":" in named[0][1]:
+        return None
+    name, key = named[0]
+    return USED[name] + key
+
+
+def params_of(ref: str) -> dict[str, str]:
+    """The action parameters naming ``ref``: ``"item:healing_potion"`` -> ``{"item": "healing_potion"}``."""
+    prefix, _, key = ref.partition(":")
+    return {prefix: key} if key else {"ability": ref}
+
+
 def ability_refs(c: Combatant) -> list[str]:
     refs = [f"weapon:{w}" for w in c.sheet.get("weapons", ())]
     refs += list(c.sheet.get("abilities", ()))

@@ -470,8 +470,6 @@ def _chosen_targets(
     if a["target"] == "self":
         return [c.id], None
     raw = p.get("targets")
-    if raw is None and p.get("target") is not None:
-        raw = [p["target"]]
     if not isinstance(raw, list) or len(raw) != 1 or not isinstance(raw[0], str):
         return Refusal("Choose one target.")
     target = state.combatants.get(raw[0])

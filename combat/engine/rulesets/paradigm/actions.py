@@ -139,11 +139,9 @@ def pick_targets(
     if mode in ("all_enemies", "all_allies"):
         hit = area_targets(state, c, mode, kind, melee)
         return hit or Refusal("No one to target.")
-    raw = params.get("targets", params.get("target"))
+    raw = params.get("targets")
     if mode == "self" and not raw:
         raw = [c.id]
-    if isinstance(raw, str):
-        raw = [raw]
     if not isinstance(raw, list) or len(raw) != 1 or not isinstance(raw[0], str):
         return Refusal("Choose one target.")
     t = state.combatants.get(raw[0])
@@ -311,8 +309,8 @@ def act_hold(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return Refusal(why)
     if c.extra.get("held_round") == state.round:
         return Refusal("AP can be held only once per round.")
-    raw = action.params.get("targets", action.params.get("target"))
-    tid = raw[0] if isinstance(raw, list) and len(raw) == 1 else raw
+    raw = action.params.get("targets")
+    tid = raw[0] if isinstance(raw, list) and len(raw) == 1 else None
     later = hold_targets(state, c)
     if not isinstance(tid, str) or tid not in later:
         return Refusal("Choose a character acting after you this round.")

@@ -1,0 +1,85 @@
+"""The battle page's forms post the parameters that ``ACTION_PARAMS`` names, whatever the action."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.http import QueryDict
+
+from combat.engine.actions import param_problems
+from combat.forms import action_from_post
+from combat.presenters import GM_FORMS, GM_QUICK
+
+FIELDS = {
+    "combatant": "c2",
+    "hp": "4",
+    "resource": "actions",
+    "value": "1",
+    "status": "stun",
+    "power": "2",
+    "duration": "1",
+    "square": "3,4",
+    "reason": "They fled.",
+}
+
+
+def _post(**fields) -> QueryDict:
+    post = QueryDict(mutable=True)
+    for name, value in fields.items():
+        for v in value if isinstance(value, list) else [value]:
+            post.appendlist(name, v)
+    return post
+
+
+@pytest.mark.parametrize("kind", [kind for kind, _, _ in GM_FORMS] + [kind for kind, _ in GM_QUICK])
+def test_every_gm_form_posts_the_reference_names(kind):
+    payload = action_from_post(_post(kind=kind, **FIELDS)).payload
+    assert payload["kind"] == kind
+    assert param_problems(kind, payload["params"]) == [], payload
+
+
+def test_a_token_moved_by_the_gm_goes_to_the_square_and_one_placed_in_setup_stands_there():
+    assert action_from_post(_post(kind="gm.move", combatant="c2", square="3,4")).payload["params"] == {
+        "combatant": "c2",
+        "to": [3, 4],
+    }
+    placed = action_from_post(_post(kind="setup.place", combatant="c2", col="4", line="5")).payload["params"]
+    assert placed == {"combatant": "c2", "pos": [3, 4]}
+    assert param_problems("setup.place", placed) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "fixed", "picked", "params"),
+    [
+        ("move", {}, {"square": "2,1"}, {"to": [2, 1]}),
+        ("ability", {"weapon": "sword"}, {"target": "c2"}, {"weapon": "sword", "targets": ["c2"]}),
+        (
+            "ability",
+            {"item": "healing_potion"},
+            {"target": "c1"},
+            {"item": "healing_potion", "targets": ["c1"]},
+        ),
+        (
+            "ability",
+            {"ability": "flame_burst"},
+            {"col": "2", "line": "3"},
+            {"ability": "flame_burst", "square": [1, 2]},
+        ),
+        ("attack", {"weapon": "pistol", "modifiers": ["aimed"]}, {"target": ["c3", "c4"]}, None),
+        ("swap", {"slot": "weapon", "equip": ""}, {}, {"slot": "weapon", "equip": ""}),
+        ("rampart", {"on": True}, {}, {"on": True}),
+    ],
+)
+def test_an_option_posts_its_params_and_the_target_or_square_picked(kind, fixed, picked, params):
+    post = _post(kind=kind, actor="c1", params=json.dumps(fixed), **picked)
+    sent = action_from_post(post).payload["params"]
+    if params is not None:
+        assert sent == params
+    assert param_problems(kind, sent) == [], sent
+
+
+def test_an_answer_posts_the_question_and_the_choice():
+    sent = action_from_post(_post(kind="answer", actor="c1", decision="d9", choice="parry")).payload["params"]
+    assert sent == {"decision": "d9", "choice": "parry"}
+    assert param_problems("answer", sent) == []
