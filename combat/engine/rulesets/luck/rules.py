@@ -79,9 +79,11 @@ def ref_of(params: dict[str, Any]) -> str | None:
     None unless exactly one of ``ability``, ``weapon``, ``item`` names a key.
     """
     named = [(name, params[name]) for name in USED if name in params]
-    if len(named) != 1 or not isinstance(named[0][1], str) or ":" in named[0][1]:
+    if len(named) != 1:
         return None
     name, key = named[0]
+    if not isinstance(key, str) or ":" in key:
+        return None
     return USED[name] + key
 
 
