@@ -180,6 +180,11 @@ def client_token(post: Any) -> str | None:
 def action_from_post(post: Any) -> Posted:
     """The engine payload ``{"kind", "actor", "params"}`` of a posted action form.
 
+    A player's option posts its fixed ``params`` (JSON) and what was picked on the page: ``target``
+    (tokens, repeated) and ``square`` (or ``col``/``line``); ``chosen_params`` names them as
+    ``ACTION_PARAMS`` says (``targets``; ``to`` for a move, ``square`` otherwise). GM forms post
+    named fields (``_gm_params``).
+
     Raises ``BadInput`` with the message to show when a field is forged or malformed.
     """
     kind = _text(post, "kind", "The action", limit=64)

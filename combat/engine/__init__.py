@@ -9,7 +9,9 @@ Public API (see each module's docstrings):
   ``view_for(state, Viewer)``, ``new_battle_event(ruleset, options, seed,
   width, height, blocked=(), content=None)``.
 - ``dice``: ``Dice(seed, salt)``, ``ScriptedDice(faces)``, ``Roll``.
-- ``actions``: ``Action``, ``Refusal``, ``ActionOption``; ``events``: ``Event``.
+- ``actions``: ``Action``, ``Refusal``, ``ActionOption``; the parameters of every
+  action kind (``ACTION_PARAMS``, ``param_problems``, ``chosen_params``);
+  ``events``: ``Event`` and the fields of every event type (``EVENT_FIELDS``).
 - ``state``: ``BattleState``, ``Combatant``, ``Decision`` (JSON snapshots).
 - ``board``: grid distances, range/area shapes, BFS paths; rows.
 - ``rulesets``: the registry and the plugin API (``rulesets/base.py``).
