@@ -79,6 +79,7 @@ class Result:
     duplicate: bool = False
     battle_id: int | None = None
     code: RefusalCode | None = None
+    role: str | None = None
 
 
 # ---------------------------------------------------------------- helpers
@@ -184,6 +185,7 @@ def _refused(
         seq=battle.seq if battle is not None else 0,
         state=state,
         battle_id=battle.pk if battle is not None else None,
+        role=getattr(battle, "role", None),
     )
 
 
@@ -247,7 +249,13 @@ def _duplicate(battle: Battle, user: Any, token: str) -> Result:
     )
     events = [Event(type=t, data=d) for _, t, d in rows]
     return Result(
-        ok=True, events=events, seq=rows[-1][0], state=load_state(battle), duplicate=True, battle_id=battle.pk
+        ok=True,
+        events=events,
+        seq=rows[-1][0],
+        state=load_state(battle),
+        duplicate=True,
+        battle_id=battle.pk,
+        role=getattr(battle, "role", None),
     )
 
 
@@ -275,7 +283,9 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
     )
     battle.snapshot, battle.seq, battle.status = snapshot, seq, _status(state)
     _on_commit(battle.pk, seq, (battle, state, events))
-    return Result(ok=True, events=events, seq=seq, state=state, battle_id=battle.pk)
+    return Result(
+        ok=True, events=events, seq=seq, state=state, battle_id=battle.pk, role=getattr(battle, "role", None)
+    )
 
 
 # A check gets (role, battle, state, action, user) and returns a reason to refuse, or "".

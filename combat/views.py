@@ -85,7 +85,7 @@ def _message(text: str, ok: bool, seq: int | None = None) -> str:
 
 def _reply(
     request: HttpRequest,
-    battle: Battle,
+    battle_id: int,
     role: str,
     ok: bool,
     text: str,
@@ -95,10 +95,10 @@ def _reply(
     """HTMX: the message plus the viewer's fresh regions (unless the socket brings them). Else: redirect."""
     if not request.htmx:
         (messages.success if ok else messages.error)(request, text)
-        return redirect("battle", battle.pk)
+        return redirect("battle", battle_id)
     body = _message(text, ok, seq)
     if not ok or request.headers.get(LIVE_HEADER) != "1":
-        table = presenters.load_table(battle.pk)
+        table = presenters.load_table(battle_id)
         if table is not None:
             body += presenters.regions_for(table, role, _viewer(request, role))
     response = HttpResponse(body, status=status)
@@ -109,12 +109,12 @@ def _reply(
 
 
 def _result(
-    request: HttpRequest, battle: Battle, role: str, result: services.Result, done: str
+    request: HttpRequest, battle_id: int, role: str, result: services.Result, done: str
 ) -> HttpResponse:
     if result.ok:
         text = "Already done: that tap was counted once." if result.duplicate else done
-        return _reply(request, battle, role, True, text, seq=result.seq)
-    return _reply(request, battle, role, False, result.reason, _status_for(result))
+        return _reply(request, battle_id, role, True, text, seq=result.seq)
+    return _reply(request, battle_id, role, False, result.reason, _status_for(result))
 
 
 @login_required
@@ -192,22 +192,25 @@ def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def battle_act(request: HttpRequest, pk: int) -> HttpResponse:
-    """Any action: a turn action, an answer, a setup or GM action (services check who may)."""
-    battle, role = _battle_for(request, pk)
+    """Any action: a turn action, an answer, a setup or GM action (services check who may).
+
+    The service's locking read is also the access check: it brings the caller's role, and a
+    battle that does not exist or of a campaign the caller is not a member of is a 404 here,
+    as ``_battle_for`` would answer. Only refusals that come before that read (malformed
+    input) ask ``_battle_for`` first.
+    """
     try:
         posted = action_from_post(request.POST)
     except BadInput as exc:
-        return _reply(request, battle, role, False, str(exc), 400)
-    kind = posted.payload["kind"]
-    if kind.startswith("gm."):
-        result = services.gm_override(
-            battle.pk, request.user, posted.payload, posted.expected_seq, posted.client_token
-        )
-    else:
-        result = services.submit_action(
-            battle.pk, request.user, posted.payload, posted.expected_seq, posted.client_token
-        )
-    return _result(request, battle, role, result, _outcome(result, role))
+        battle, role = _battle_for(request, pk)
+        return _reply(request, battle.pk, role, False, str(exc), 400)
+    service = services.gm_override if posted.payload["kind"].startswith("gm.") else services.submit_action
+    result = service(pk, request.user, posted.payload, posted.expected_seq, posted.client_token)
+    role = result.role
+    if role is None:  # no battle, not a member, or refused before the battle was read
+        battle, role = _battle_for(request, pk)
+        return _result(request, battle.pk, role, result, "")
+    return _result(request, pk, role, result, _outcome(result, role))
 
 
 def _outcome(result: services.Result, role: str) -> str:
@@ -228,14 +231,14 @@ def battle_start(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         seq, token = posted_seq(request.POST.get("expected_seq")), client_token(request.POST)
     except BadInput as exc:
-        return _reply(request, battle, role, False, str(exc), 400)
+        return _reply(request, battle.pk, role, False, str(exc), 400)
     result = services.start_battle(battle.pk, request.user, seq, token)
     if result.ok and not result.duplicate:
         vtt_live.battles_changed(battle.campaign, started=battle)
     first = result.state.current() if result.ok and result.state is not None else None
     return _result(
         request,
-        battle,
+        battle.pk,
         role,
         result,
         f"The battle has begun: {first.name} acts first." if first else "The battle has begun.",
@@ -249,9 +252,9 @@ def battle_undo(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         seq = posted_seq(request.POST.get("expected_seq"))
     except BadInput as exc:
-        return _reply(request, battle, role, False, str(exc), 400)
+        return _reply(request, battle.pk, role, False, str(exc), 400)
     result = services.undo(battle.pk, request.user, seq)
-    return _result(request, battle, role, result, "The last event was undone.")
+    return _result(request, battle.pk, role, result, "The last event was undone.")
 
 
 @login_required
@@ -260,18 +263,18 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
     """Add one or several copies of a campaign character (GM); copies get numbered names."""
     battle, role = _battle_for(request, pk)
     if role != Role.GM:
-        return _reply(request, battle, role, False, services.GM_ONLY, 403)
+        return _reply(request, battle.pk, role, False, services.GM_ONLY, 403)
     form = AddCombatantsForm(request.POST)
     if not form.is_valid():
-        return _reply(request, battle, role, False, "Choose a character and 1 to 20 copies.", 400)
+        return _reply(request, battle.pk, role, False, "Choose a character and 1 to 20 copies.", 400)
     data = form.cleaned_data
     character = Character.objects.filter(pk=data["character"], campaign_id=battle.campaign_id).first()
     if character is None:
-        return _reply(request, battle, role, False, "That character is not in this campaign.", 400)
+        return _reply(request, battle.pk, role, False, "That character is not in this campaign.", 400)
     character.campaign = battle.campaign
     problem = setup.sheet_problem(character)
     if problem:
-        return _add_reply(request, battle, role, False, problem, 422)
+        return _add_reply(request, battle.pk, role, False, problem, 422)
     table = presenters.load_table(battle.pk, battle)
     assert table is not None
     state = table.state
@@ -290,16 +293,16 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
             client_token=f"{token}:{i}" if token else None,
         )
         if not result.ok:
-            return _add_reply(request, battle, role, False, result.reason, _status_for(result))
+            return _add_reply(request, battle.pk, role, False, result.reason, _status_for(result))
         state = result.state or state
-    return _add_reply(request, battle, role, True, f"Added {', '.join(names)}.")
+    return _add_reply(request, battle.pk, role, True, f"Added {', '.join(names)}.")
 
 
 def _add_reply(
-    request: HttpRequest, battle: Battle, role: str, ok: bool, text: str, status: int = 200
+    request: HttpRequest, battle_id: int, role: str, ok: bool, text: str, status: int = 200
 ) -> HttpResponse:
     """Adding answers beside the Add button, not under the board."""
-    response = _reply(request, battle, role, ok, text, status)
+    response = _reply(request, battle_id, role, ok, text, status)
     if request.htmx:
         response["HX-Retarget"] = "#add-messages"
         response["HX-Reswap"] = "innerHTML"

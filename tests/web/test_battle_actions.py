@@ -146,6 +146,12 @@ def test_observers_cannot_act_and_outsiders_do_not_see_the_battle(client):
     unchanged = _unchanged(battle)
     assert _post(client, users["observer"], battle, _fire_bolt(battle)).status_code == 403
     assert _post(client, users["outsider"], battle, _fire_bolt(battle)).status_code == 404
+    # The access check rides on the service's locking read: every way in answers 404 to an outsider.
+    gm_kind = {"kind": "gm.set_hp", "combatant": "c1", "hp": "1"}
+    assert _post(client, users["outsider"], battle, _fire_bolt(battle, **gm_kind)).status_code == 404
+    assert _post(client, users["outsider"], battle, _fire_bolt(battle, params="{")).status_code == 404
+    client.force_login(users["player"])
+    assert client.post(f"/battles/{battle.pk + 999}/act", _fire_bolt(battle), **HX).status_code == 404
     client.force_login(users["outsider"])
     assert client.get(f"/battles/{battle.pk}/").status_code == 404
     client.logout()
@@ -259,7 +265,7 @@ def test_every_refusal_code_has_one_http_status():
 def test_an_action_with_its_push_costs_a_fixed_few_queries_and_the_push_reads_nothing(
     client, django_capture_on_commit_callbacks
 ):
-    """Whole request (session, user, access, lock, insert, update) plus the push after the commit."""
+    """Whole request (session, user, lock with access, insert, update) plus the push after the commit."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -283,8 +289,8 @@ def test_an_action_with_its_push_costs_a_fixed_few_queries_and_the_push_reads_no
     sql = [
         q["sql"] for q in ctx.captured_queries if "SAVEPOINT" not in q["sql"] and q["sql"] not in ("BEGIN",)
     ]
-    # session, user, battle + membership of the view, then lock (with role and token), insert, update
-    assert len(sql) <= 7, sql
+    # session, user, then the lock (which brings the role, so it is the access check too), insert, update
+    assert len(sql) <= 5, sql
     assert not [
         q
         for q in sql
