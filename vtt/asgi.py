@@ -7,8 +7,9 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt.settings")
 
-from django.core.asgi import get_asgi_application  # noqa: E402
+from vtt.handlers import get_asgi_application  # noqa: E402
 
+# Django's ASGI handler with the middleware chain and view in one thread hop (vtt/handlers.py says why).
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402

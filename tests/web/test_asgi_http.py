@@ -1,0 +1,72 @@
+"""HTTP through the ASGI application: Django's middleware and the view run in one thread hop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from channels.testing import HttpCommunicator
+from django.http import HttpResponse
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HOST = [(b"host", b"testserver")]
+FORM = [*HOST, (b"content-type", b"application/x-www-form-urlencoded")]
+
+
+async def _get(path: str, method: str = "GET", body: bytes = b"", headers=HOST) -> dict:
+    from vtt.asgi import application
+
+    communicator = HttpCommunicator(application, method, path, body=body, headers=list(headers))
+    return await communicator.get_response(timeout=10)
+
+
+def test_the_middleware_chain_is_loaded_in_sync_mode():
+    from vtt.asgi import django_asgi_app
+
+    assert not asyncio.iscoroutinefunction(django_asgi_app._middleware_chain)
+
+
+async def test_a_page_passes_every_middleware():
+    response = await _get("/accounts/login/")
+    headers = {k.lower(): v for k, v in response["headers"]}
+    assert response["status"] == 200
+    assert headers[b"x-frame-options"] == b"DENY"  # clickjacking middleware
+    assert b"content-security-policy" in headers  # CSP middleware
+    assert b"csrftoken=" in b" ".join(v for k, v in response["headers"] if k.lower() == b"set-cookie")
+
+
+async def test_a_post_without_its_csrf_token_is_refused():
+    response = await _get("/accounts/login/", "POST", b"username=a&password=b", FORM)
+    assert response["status"] == 403
+
+
+async def test_middleware_and_view_share_one_thread(monkeypatch):
+    """The session middleware's request hook and the view run in the same worker thread, off the loop."""
+    from django.contrib.sessions.middleware import SessionMiddleware
+
+    threads: dict[str, int] = {}
+    process_request = SessionMiddleware.process_request
+
+    def spy_request(self, request):
+        threads["middleware"] = threading.get_ident()
+        return process_request(self, request)
+
+    def spy_view(request, *args, **kwargs):
+        threads["view"] = threading.get_ident()
+        return HttpResponse("ok")
+
+    monkeypatch.setattr(SessionMiddleware, "process_request", spy_request)
+    from vtt.asgi import django_asgi_app
+
+    monkeypatch.setattr(django_asgi_app, "resolve_request", lambda request: _resolved(spy_view))
+    response = await _get("/accounts/login/")
+    assert response["status"] == 200 and response["body"] == b"ok"
+    assert threads["middleware"] == threads["view"] != threading.get_ident()
+
+
+def _resolved(view):
+    from django.urls import ResolverMatch
+
+    return ResolverMatch(view, (), {})
