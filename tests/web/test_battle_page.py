@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html import unescape
 
 import pytest
@@ -108,3 +109,29 @@ def test_the_board_script_does_no_geometry_of_its_own():
     assert "option.paths" in script and "option.areas" in script
     for sign in ("queue.push", "Math.abs", "dataset.diagonal", "previewPath"):
         assert sign not in script
+
+
+def test_pushed_regions_render_numbers_as_the_localised_page_would(monkeypatch):
+    """Pushes render with localisation off (faster); en-us without thousand separators reads the same."""
+    from combat import presenters
+    from tests.live.table import goblin_attacks_bram
+    from tests.live.table import table as live_table
+
+    users, _, battle = live_table()
+    goblin_attacks_bram(battle, users)
+    fast = presenters.class_regions(presenters.load_table(battle.pk))
+
+    def localised(name, ctx):
+        return presenters._template(name).render(ctx)
+
+    presenters.clear_caches()
+    monkeypatch.setattr(presenters, "render_one", localised)
+    slow = presenters.class_regions(presenters.load_table(battle.pk))
+    token = re.compile(r'name="client_token" value="[^"]*"')  # a fresh random token per render
+
+    def same(html):
+        return token.sub("", html)
+
+    assert same(fast["gm"]) == same(slow["gm"]) and same(fast["pl"]) == same(slow["pl"])
+    assert {k: same(v) for k, v in fast["users"].items()} == {k: same(v) for k, v in slow["users"].items()}
+    assert "4321" in fast["gm"]  # the Goblin's HP, a number rendered in the GM's view
