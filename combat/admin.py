@@ -11,6 +11,7 @@ import json
 from django.contrib import admin, messages
 
 from combat import services
+from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
 
 
@@ -45,7 +46,8 @@ class BattleAdmin(ReadOnly):
     def check_against_log(self, request, queryset):
         for battle in queryset:
             rebuilt = json.loads(json.dumps(services.rebuild(battle.pk).to_dict()))
-            if rebuilt == json.loads(json.dumps(battle.snapshot)):
+            stored = json.loads(json.dumps(BattleState.from_dict(battle.snapshot).to_dict()))  # today's names
+            if rebuilt == stored:
                 self.message_user(request, f"{battle}: snapshot agrees with {battle.seq} events.")
             else:
                 self.message_user(request, f"{battle}: snapshot differs from its log.", messages.ERROR)

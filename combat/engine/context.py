@@ -15,7 +15,7 @@ from combat.engine.dice import DiceRoller, Roll
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset
-from combat.engine.state import BattleState, Combatant, Decision
+from combat.engine.state import BattleState, Combatant, Decision, status_fields
 
 _INSTANCES: dict[str, Ruleset] = {}
 
@@ -323,13 +323,12 @@ def _target_hp(state: BattleState, d: dict[str, Any]) -> None:
     _vitals(_c(state, d, "target"), d)
 
 
-_STATUS_META = frozenset(
-    ("combatant", "status", "rolls", "rolled", "by", "actor", "spend", "source_name", "act")
-)
+_STATUS_META = frozenset(("combatant", "status", "rolls", "rolled", "actor", "spend", "source_name", "act"))
 
 
 def _status_applied(state: BattleState, d: dict[str, Any]) -> None:
-    _c(state, d).statuses[d["status"]] = {k: v for k, v in d.items() if k not in _STATUS_META}
+    fields = {k: v for k, v in d.items() if k not in _STATUS_META}
+    _c(state, d).statuses[d["status"]] = status_fields(fields, state.combatants)
 
 
 def _status_removed(state: BattleState, d: dict[str, Any]) -> None:

@@ -665,15 +665,13 @@ class StanceEntered(Recorded, total=False):
 class StatusApplied(Recorded, total=False):
     """``status.applied``."""
 
-    by: str
-    by_combatant: str
-    by_id: str
+    by: str  # who applied it: a combatant id, or "gm" (old logs: by_id, by_combatant, source)
     combatant: Required[str]
     defense: int
     duration: Required[int]
     holds: str
     power: Required[int]
-    source: str
+    source: str  # what caused it: an ability, item or object key (Paradigm)
     status: Required[str]
     value: int
 

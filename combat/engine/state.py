@@ -29,6 +29,29 @@ def copy_json(value: Any) -> Any:
     return value
 
 
+OLD_APPLIER_NAMES = ("by_id", "by_combatant")
+
+
+def status_fields(fields: dict[str, Any], combatants: Any) -> dict[str, Any]:
+    """A status's fields with today's names: ``by`` who applied it, ``source`` only what caused it.
+
+    Logs and snapshots stored before named the applier ``by_id`` (Action Block grapples),
+    ``by_combatant`` (Paradigm) or ``source`` (D20 Luck, Mist, Action Block spells); those are read
+    once into ``by``. ``combatants`` holds the battle's combatant ids (a ``source`` naming one of them,
+    with no other applier given, is the old spelling of ``by``). ``by: "gm"`` stays in the log only.
+    """
+    out = {k: v for k, v in fields.items() if k not in OLD_APPLIER_NAMES}
+    if "by" not in out:
+        old = next((fields[k] for k in OLD_APPLIER_NAMES if k in fields), None)
+        if old is not None:
+            out["by"] = old
+        elif not any(k in fields for k in OLD_APPLIER_NAMES) and out.get("source") in combatants:
+            out["by"] = out.pop("source")
+    if out.get("by") == "gm" or ("by" in out and out["by"] is None):
+        del out["by"]
+    return out
+
+
 @dataclass(slots=True)
 class Combatant:
     """A token in the battle. ``controller`` is a user id as a string; None means the GM."""
@@ -235,7 +258,7 @@ class BattleState:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BattleState:
         pending = d.get("pending")
-        return cls(
+        state = cls(
             d["ruleset"],
             dict(d.get("options") or {}),
             d.get("seed", 0),
@@ -252,6 +275,9 @@ class BattleState:
             d.get("seq", 0),
             copy_json(d.get("extra") or {}),
         )
+        for c in state.combatants.values():  # statuses stored under older field names (status_fields)
+            c.statuses = {k: status_fields(v, state.combatants) for k, v in c.statuses.items()}
+        return state
 
     def clone(self) -> BattleState:
         """An independent copy (sheets and options shared: they are replaced, never edited)."""

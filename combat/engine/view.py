@@ -158,7 +158,8 @@ SAFE_FIELDS = frozenset(
         "mover",
         "after",
         "by",
-        "by_combatant",
+        "by_combatant",  # who applied a status, in logs stored before ``by`` named it
+        "by_id",
         "ability",
         "name",
         "weapon",
@@ -231,6 +232,14 @@ def _subject(data: dict[str, Any]) -> str | None:
     return who if isinstance(who, str) else None
 
 
+def _applier(etype: str, data: dict[str, Any]) -> Any:
+    """The combatant who applied a status (``by``; older logs: ``by_id``, ``by_combatant``), if one did."""
+    if etype != "status.applied":
+        return None
+    by = data.get("by") or data.get("by_id") or data.get("by_combatant")
+    return None if by == "gm" else by
+
+
 def filter_event(
     etype: str, data: object, hidden: frozenset[str] | set[str], gm: bool = False
 ) -> dict[str, Any]:
@@ -244,7 +253,7 @@ def filter_event(
     subject = _subject(data)
     if subject is None or subject not in hidden:
         return data
-    roller = data.get("actor") or data.get("source")
+    roller = data.get("actor") or _applier(etype, data) or data.get("source")
     roller_seen = isinstance(roller, str) and roller not in hidden
     out: dict[str, Any] = {}
     for key, value in data.items():

@@ -269,7 +269,7 @@ def test_initiate_grapple_hits_on_evasion_and_holds_both():
     assert b.state.pending.combatant == t  # a grapple may be dodged
     events = b.act("answer", t, dice=[4, 4], choice="dodge")  # 8 + 2 = 10 >= 7 + 3
     assert next(e for e in events if e.type == "grapple.rolled").data["hit"]
-    assert b.c(a).statuses["grappling"]["holds"] == t and b.c(t).statuses["grappled"]["by_id"] == a
+    assert b.c(a).statuses["grappling"]["holds"] == t and b.c(t).statuses["grappled"]["by"] == a
     b.act("end_turn", a)
     assert b.try_act("move", t, to=[3, 3]) == Refusal("Grappled: no Movement action.")
     assert b.c(a).resources["strength"] == 30 - 3 - 2 and b.c(a).resources["speed"] == 30 - 2

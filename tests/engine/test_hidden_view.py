@@ -146,6 +146,21 @@ def test_the_filter_speaks_every_rulesets_field_names():
     assert dealt["amount"] == 7 and len(dealt["rolls"]) == 2
 
 
+def test_a_status_shows_its_appliers_own_dice_by_today_s_name_and_the_old_ones():
+    """``by`` names who applied a status; logs stored before named them ``source``, ``by_id`` or
+    ``by_combatant``. The hero's status dice stay visible, the hidden Orc's never; numbers about it go."""
+    hidden = {"e1"}
+    dice = [{"expr": "1d20", "faces": [9], "total": 9, "purpose": "status"}]
+    base = {"combatant": "e1", "status": "slow", "power": 4, "duration": 3, "rolls": dice}
+    for name in ("by", "source", "by_id", "by_combatant"):
+        seen = filter_event("status.applied", {**base, name: "p1"}, hidden)
+        assert seen == {"combatant": "e1", "status": "slow", "rolls": dice, name: "p1"}, name
+        unseen = filter_event("status.applied", {**base, name: "e2"}, hidden | {"e2"})
+        assert unseen["rolls"] == [], name
+    by_gm = filter_event("status.applied", {**base, "by": "gm"}, hidden)
+    assert by_gm == {"combatant": "e1", "status": "slow", "rolls": [], "by": "gm"}
+
+
 def test_a_players_view_of_a_duel_with_the_option_off_shows_numbers():
     b = Battle("luck", {"hide_enemy_hp": False})
     b.add("Ash", "party", (0, 0), controller="7", hp=12, initiative=3)

@@ -278,7 +278,7 @@ def test_status_applies_on_positive_difference_with_that_power():
     )  # 1+2 - armor 3 = 0: resisted
     assert b.types(ev)[-1] == "status.resisted" and b.c(o).statuses == {}
     b.act("ability", a, dice=[12, 5], ability="stunning_blow", targets=[o])  # 5+2 - 3 = 4
-    assert b.c(o).statuses["stun"] == {"power": 4, "duration": 1, "source": a, "value": 7, "defense": 3}
+    assert b.c(o).statuses["stun"] == {"power": 4, "duration": 1, "by": a, "value": 7, "defense": 3}
     b, a, o, _ = duel({"status_power": "roll"})
     b.act("ability", a, dice=[12, 5], ability="stunning_blow", targets=[o])
     assert b.c(o).statuses["stun"]["power"] == 7

@@ -2,7 +2,8 @@
 
 The log holds events, never actions, so nothing is migrated: the stored D20 Luck
 battle (``tests/engine/data``) was played with ``ability: "weapon:sword"`` and a
-free ``step``, and waits on a parry whose resume names ``weapon:claws``.
+free ``step``, and waits on a parry whose resume names ``weapon:claws``. The stored
+Action Block battle holds a grapple whose applier is named ``by_id`` (today ``by``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pytest
 from combat import services
 from combat.models import Battle, BattleEvent
 from tests.engine.test_params import old_log
+from tests.engine.test_status_by import stored as stored_before_status_by
 from tests.services.helpers import assert_snapshot_is_log, fresh, normal
 
 pytestmark = pytest.mark.django_db
@@ -57,3 +59,46 @@ def test_a_battle_saved_with_the_old_names_rebuilds_undoes_and_goes_on_with_the_
     assert again.ok, again.reason
     assert again.events[0].data["ability"] == "weapon:claws"
     assert_snapshot_is_log(stored.pk)
+
+
+@pytest.fixture
+def grapple_stored(campaign):
+    """An Action Block battle saved while ``by_id`` named who holds a grappled combatant (the Orc's turn)."""
+    events, snapshot = stored_before_status_by("block_log_before_status_by.json")
+    battle = Battle.objects.create(
+        campaign=campaign,
+        name="Grapple",
+        ruleset="action-block",
+        seed=7,
+        status="active",
+        snapshot=snapshot,
+        seq=len(events),
+    )
+    BattleEvent.objects.bulk_create(
+        BattleEvent(battle=battle, seq=i, type=e.type, data=e.data) for i, e in enumerate(events, 1)
+    )
+    return battle
+
+
+# RULE: ENG-8
+def test_a_grapple_saved_with_by_id_reads_breaks_free_and_undoes(grapple_stored, gm):
+    battle = grapple_stored
+    assert battle.snapshot["combatants"]["c2"]["statuses"]["grappled"] == {
+        "power": 0,
+        "duration": 1,
+        "by_id": "c1",
+    }
+    state = services.load_state(battle)
+    assert state.combatants["c2"].statuses["grappled"] == {"power": 0, "duration": 1, "by": "c1"}
+    assert normal(services.rebuild(battle.pk).to_dict()) == normal(state.to_dict())
+    tried = services.submit_action(
+        battle.pk, gm, {"kind": "break_free", "actor": "c2", "params": {}}, battle.seq
+    )
+    assert tried.ok, tried.reason
+    attempt = next(e for e in tried.events if e.type == "grapple.break_attempted")
+    assert attempt.data["evasion"] == 7  # Ash, found through the stored grapple, is unarmoured
+    assert_snapshot_is_log(battle.pk)  # saved again, the snapshot has today's names
+    undone = services.undo(battle.pk, gm, tried.seq)
+    assert undone.ok and undone.seq == battle.seq
+    assert undone.state.combatants["c2"].statuses["grappled"]["by"] == "c1"
+    assert_snapshot_is_log(battle.pk)

@@ -280,7 +280,7 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
             ctx.emit(
                 "status.applied", combatant=actor.id, status="grappling", power=0, duration=1, holds=t.id
             )
-            ctx.emit("status.applied", combatant=t.id, status="grappled", power=0, duration=1, by_id=actor.id)
+            ctx.emit("status.applied", combatant=t.id, status="grappled", power=0, duration=1, by=actor.id)
         return False
     w = defined(state, "weapons", job["weapon"])
     mods = [defined(state, "attack_modifiers", k) for k in job["mods"]]
@@ -435,7 +435,7 @@ def deal(ctx: Ctx, actor: Combatant, t: Combatant, amount: int, job: dict[str, A
 def end_grapples(ctx: Ctx, c: Combatant) -> None:
     """A grapple ends when either side of it falls Unconscious (or is released)."""
     state = ctx.state
-    for key, other_key, field in (("grappling", "grappled", "holds"), ("grappled", "grappling", "by_id")):
+    for key, other_key, field in (("grappling", "grappled", "holds"), ("grappled", "grappling", "by")):
         st = c.statuses.get(key)
         if st is None:
             continue
@@ -453,7 +453,7 @@ def act_break_free(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     why = slot_gate(state, c, "offensive", BREAK_FREE_COST)
     if why:
         return Refusal(why)
-    holder = state.combatants.get(c.statuses["grappled"].get("by_id", ""))
+    holder = state.combatants.get(c.statuses["grappled"].get("by", ""))
     r = ctx.roll("2d6", "break free").total
     bonus = R.to_hit_bonus(c.sheet, None)
     evasion = R.passive_evasion(state.extra, holder.sheet) if holder else 0

@@ -225,7 +225,7 @@ def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
                 status=skill["status"],
                 power=0,
                 duration=skill["duration"],
-                source=c.id,
+                by=c.id,
             )
         else:
             res = skill["effect"]

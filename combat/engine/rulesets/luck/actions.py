@@ -318,7 +318,7 @@ def _apply_status(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any]) -
         status=status,
         power=power,
         duration=a["duration"],
-        source=actor.id,
+        by=actor.id,
         value=value,
         defense=defense,
     )

@@ -581,7 +581,7 @@ def effects(ctx: Ctx, src: Combatant, t: Combatant, a: dict[str, Any]) -> None:
             status=a["status"],
             power=0,
             duration=a["duration"],
-            source=src.id,
+            by=src.id,
         )
 
 

@@ -113,6 +113,7 @@ def apply_effect(
     elif etype == "status":
         if kind not in (None, "statuses"):
             return
+        by = {"by": aid} if aid is not None else {}
         ctx.emit(
             "status.applied",
             combatant=t.id,
@@ -120,7 +121,7 @@ def apply_effect(
             power=0,
             duration=eff["duration"],
             source=source,
-            by_combatant=aid,
+            **by,
         )
     elif etype == "cleanse":
         if kind not in (None, "statuses"):
