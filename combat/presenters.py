@@ -97,6 +97,7 @@ class Table:
     members: dict[str, tuple[str, str]]  # user id -> (role, username)
     faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
     _views: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    _options: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def hide_enemy_hp(self) -> bool:
@@ -107,6 +108,15 @@ class Table:
         if key not in self._views:
             self._views[key] = view_for(self.state, Viewer(role=role, user_id=user_id))
         return self._views[key]
+
+    def options_for(self, combatant: Any) -> list[dict[str, Any]]:
+        """The acting combatant's options, computed once per change (the GM's and its player's panels show the same)."""
+        options = self._options.get(combatant.id)
+        if options is None:
+            options = self._options[combatant.id] = [
+                _option_dict(o, self.state, combatant) for o in legal_actions(self.state, combatant.id)
+            ]
+        return options
 
     def controllers(self) -> set[str]:
         """Players (not GMs) who control a combatant: they get their own pushes."""
@@ -516,7 +526,7 @@ def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, An
     options: list[dict[str, Any]] = []
     if current is not None and state.pending is None and (is_gm or current.controller == user_id):
         acting = current
-        options = [_option_dict(o, state, current) for o in legal_actions(state, current.id)]
+        options = table.options_for(current)
     pending = state.pending
     prompt = pending if pending is not None and (is_gm or pending.controller == user_id) else None
     mine = {cid for cid, c in state.combatants.items() if user_id is not None and c.controller == user_id}
