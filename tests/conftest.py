@@ -24,13 +24,61 @@ def need_service(reason: str) -> None:
 
 
 @pytest.fixture(autouse=True)
-def fresh_presenter_caches():
-    """Database ids repeat between tests: each starts with empty presenter caches (log windows, members)."""
-    from combat import presenters
+def fresh_live_caches():
+    """Database ids repeat between tests: each starts with empty process caches (presenters' log
+    windows and members, the sockets' store)."""
+    from tests.table import clear_live_caches
 
-    presenters.clear_caches()
+    clear_live_caches()
     yield
-    presenters.clear_caches()
+    clear_live_caches()
+
+
+# --- the personas (tests/table.py) and their campaign -----------------------------------------------
+
+
+@pytest.fixture
+def gm(db):
+    from tests.table import make_user
+
+    return make_user("gm")
+
+
+@pytest.fixture
+def player(db):
+    from tests.table import make_user
+
+    return make_user("player")
+
+
+@pytest.fixture
+def other_player(db):
+    from tests.table import make_user
+
+    return make_user("other_player")
+
+
+@pytest.fixture
+def observer(db):
+    from tests.table import make_user
+
+    return make_user("observer")
+
+
+@pytest.fixture
+def outsider(db):
+    from tests.table import make_user
+
+    return make_user("outsider")
+
+
+@pytest.fixture
+def campaign(gm, player, other_player, observer, outsider):
+    """The personas' campaign (Mist, the ruleset's house rules): the GM runs it, ``player`` and
+    ``other_player`` play, ``observer`` watches; ``outsider`` is not in it."""
+    from tests.table import make_campaign
+
+    return make_campaign(gm, player=[player, other_player], observer=[observer])
 
 
 def pytest_sessionstart(session):

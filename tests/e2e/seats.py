@@ -1,7 +1,7 @@
 """A table of three browsers: the GM on a laptop, Alice on a laptop, Bob on a phone.
 
-Accounts, the campaign and its characters are made in the database (the
-test's business); everything in the battle happens through the pages: log
+Accounts (made as tests/table.py makes the personas, with its ``PASSWORD``), the
+campaign and its characters are made in the database (the test's business); everything in the battle happens through the pages: log
 in, create the battle, add and place combatants, start, act, answer, override,
 undo, end. Helpers wait on what a person would see (``expect``), never sleep.
 """
@@ -9,17 +9,20 @@ undo, end. Helpers wait on what a person would see (``expect``), never sleep.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.db import connections
 from playwright.sync_api import Page, expect
 
+from combat import services
 from combat.engine.rulesets import get_ruleset
+from combat.models import Battle
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE
+from tests.table import PASSWORD, make_user
 from vtt.models import Campaign, Character, Membership
 
-PASSWORD = "e2e-table-pass-7q"
 WAIT = 10_000  # ms: a live update must arrive well within this
 expect.set_options(timeout=WAIT)
 
@@ -44,11 +47,7 @@ def content(ruleset: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def make_table(ruleset: str) -> dict[str, Any]:
     """Users gm/alice/bob, a campaign that hides enemy HP, and the three characters."""
-    User = get_user_model()
-    users = {
-        name: User.objects.create_user(f"{name}-{ruleset}", password=PASSWORD)
-        for name in ("gm", "alice", "bob")
-    }
+    users = {name: make_user(f"{name}-{ruleset}") for name in ("gm", "alice", "bob")}
     options = dict(get_ruleset(ruleset).default_options())
     if "hide_enemy_hp" in options:
         options["hide_enemy_hp"] = True
@@ -193,3 +192,33 @@ def phone_layout_problems(page: Page) -> list[str]:
           return out;
         }"""
     )
+
+
+def started_battle(t: dict[str, Any]) -> Battle:
+    """A started Luck battle made through the services (the fault is the point here)."""
+    gm = t["users"]["gm"]
+    result = services.create_battle(
+        t["campaign"], gm, "Ford", 8, 6, ruleset="luck", options=t["campaign"].house_rules(), seed=7
+    )
+    assert result.ok, result.reason
+    for key, pos in (("alice", [0, 0]), ("bob", [0, 1]), ("monster", [5, 0])):
+        assert services.add_combatant(result.battle_id, gm, t["chars"][key], pos=pos).ok
+    assert services.start_battle(result.battle_id, gm).ok
+    return Battle.objects.get(pk=result.battle_id)
+
+
+def off_loop(fn: Any) -> Any:
+    """Call the services on a thread without an event loop (sync Playwright runs one on this one)."""
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            out.append(fn())
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(timeout=30)
+    assert out, "the service call failed"
+    return out[0]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from combat import services
@@ -14,7 +13,6 @@ from combat.engine.rulesets import get_ruleset
 from combat.models import Battle
 from tests.e2e.conftest import LAPTOP, PHONE
 from tests.e2e.seats import (
-    PASSWORD,
     WAIT,
     action_button,
     combatant_ids,
@@ -23,15 +21,15 @@ from tests.e2e.seats import (
     now_acting,
     wait_live,
 )
+from tests.table import make_user
 from vtt.models import Campaign, Character, ContentEntry, Membership
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _table():
-    User = get_user_model()
-    gm = User.objects.create_user("gm-life", password=PASSWORD)
-    alice = User.objects.create_user("alice-life", password=PASSWORD)
+    gm = make_user("gm-life")
+    alice = make_user("alice-life")
     ruleset = get_ruleset("luck")
     campaign = Campaign.objects.create(
         name="Long campaign", ruleset="luck", owner=gm, options=ruleset.default_options()

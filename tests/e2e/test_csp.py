@@ -13,8 +13,17 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.seats import do, make_table, now_acting, open_seats, seq, wait_live, wait_seq
-from tests.e2e.test_faults import _battle, off_loop
+from tests.e2e.seats import (
+    do,
+    make_table,
+    now_acting,
+    off_loop,
+    open_seats,
+    seq,
+    started_battle,
+    wait_live,
+    wait_seq,
+)
 
 
 def _watch(page: Any, problems: list[str]) -> None:
@@ -38,7 +47,7 @@ def _watch(page: Any, problems: list[str]) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_battle_page_works_under_the_csp_without_violations(asgi_server, browser, shot):
     t = make_table("luck")
-    battle = off_loop(lambda: _battle(t))
+    battle = off_loop(lambda: started_battle(t))
     seats = open_seats(browser, asgi_server, t["users"])
     problems: list[str] = []
     for seat in seats.values():

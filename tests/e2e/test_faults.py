@@ -17,12 +17,10 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import threading
 import time
 from typing import Any
 
 import pytest
-from django.db import connections
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
@@ -30,22 +28,20 @@ from combat import services
 from combat.models import Battle, BattleEvent
 from tests.conftest import need_service
 from tests.e2e.conftest import Server
-from tests.e2e.seats import WAIT, do, make_table, now_acting, open_seats, seq, wait_live, wait_seq
+from tests.e2e.seats import (
+    WAIT,
+    do,
+    make_table,
+    now_acting,
+    off_loop,
+    open_seats,
+    seq,
+    started_battle,
+    wait_live,
+    wait_seq,
+)
 
 FAULTS_RUN: list[str] = []
-
-
-def _battle(t: dict[str, Any]) -> Battle:
-    """A started Luck battle made through the services (the fault is the point here)."""
-    gm = t["users"]["gm"]
-    result = services.create_battle(
-        t["campaign"], gm, "Ford", 8, 6, ruleset="luck", options=t["campaign"].house_rules(), seed=7
-    )
-    assert result.ok, result.reason
-    for key, pos in (("alice", [0, 0]), ("bob", [0, 1]), ("monster", [5, 0])):
-        assert services.add_combatant(result.battle_id, gm, t["chars"][key], pos=pos).ok
-    assert services.start_battle(result.battle_id, gm).ok
-    return Battle.objects.get(pk=result.battle_id)
 
 
 def _whole_log(battle_id: int) -> int:
@@ -54,23 +50,6 @@ def _whole_log(battle_id: int) -> int:
     assert seqs == list(range(1, battle.seq + 1))
     assert services.rebuild(battle_id).to_dict() == battle.snapshot
     return battle.seq
-
-
-def off_loop(fn: Any) -> Any:
-    """Call the services on a thread without an event loop (sync Playwright runs one on this one)."""
-    out: list[Any] = []
-
-    def run() -> None:
-        try:
-            out.append(fn())
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    worker.join(timeout=30)
-    assert out, "the service call failed"
-    return out[0]
 
 
 def _skip_turn_via_services(battle_id: int, gm: Any) -> int:
@@ -108,7 +87,7 @@ def _act_for_whoever_is_current(seats: dict[str, Any]) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_pages_reconnect_after_a_server_restart(live_server_process, browser, shot):
     t = make_table("luck")
-    battle = off_loop(lambda: _battle(t))
+    battle = off_loop(lambda: started_battle(t))
     seats = _open(browser, live_server_process.url, t, battle)
     _act_for_whoever_is_current(seats)
 
@@ -176,7 +155,7 @@ def _open_reaction(battle_id: int, gm: Any) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_a_prompt_opened_while_the_server_was_down_is_answered_after_it_returns(live_server_process, browser):
     t = make_table("luck")
-    battle = off_loop(lambda: _battle(t))
+    battle = off_loop(lambda: started_battle(t))
     seats = _open(browser, live_server_process.url, t, battle)
     live_server_process.stop()
     for seat in seats.values():
@@ -245,7 +224,7 @@ def test_live_updates_resume_after_redis_restarts(transactional_db, browser, sho
     server = Server(env={"REDIS_URL": f"redis://127.0.0.1:{port}/0", "CHANNEL_PREFIX": f"fault{port}"})
     try:
         t = make_table("luck")
-        battle = off_loop(lambda: _battle(t))
+        battle = off_loop(lambda: started_battle(t))
         seats = _open(browser, server.url, t, battle)
         _act_for_whoever_is_current(seats)  # live over the private Redis
 

@@ -217,16 +217,13 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, capsys):
 
 def _small_table(gm_viewport, ruleset: str = "luck"):
     """A campaign with a GM, a player's template hero and two template monsters, in setup (through the services)."""
-    from django.contrib.auth import get_user_model  # noqa: PLC0415
-
     from combat import setup  # noqa: PLC0415
-    from tests.e2e.seats import PASSWORD as SEAT_PASSWORD  # noqa: PLC0415
+    from tests.table import make_user  # noqa: PLC0415
     from vtt.content import character_templates  # noqa: PLC0415
     from vtt.models import Campaign, Character, CharacterKind, Membership  # noqa: PLC0415
 
-    User = get_user_model()
-    gm = User.objects.create_user(f"gm-{ruleset}-{gm_viewport['width']}", password=SEAT_PASSWORD)
-    player = User.objects.create_user(f"pl-{ruleset}-{gm_viewport['width']}", password=SEAT_PASSWORD)
+    gm = make_user(f"gm-{ruleset}-{gm_viewport['width']}")
+    player = make_user(f"pl-{ruleset}-{gm_viewport['width']}")
     rules = get_ruleset(ruleset)
     campaign = Campaign.objects.create(
         name="Placing", ruleset=ruleset, owner=gm, options=rules.default_options()
@@ -335,8 +332,8 @@ def test_point_10_tap_targets_on_the_battle_page_are_at_least_44px(asgi_server, 
 
 def test_point_2_a_player_is_told_on_the_phone_when_their_character_is_hit(asgi_server, browser):
     from combat import services  # noqa: PLC0415
-    from tests.live.table import PASSWORD as TABLE_PASSWORD  # noqa: PLC0415
-    from tests.live.table import table  # noqa: PLC0415
+    from tests.table import PASSWORD as TABLE_PASSWORD  # noqa: PLC0415
+    from tests.table import table  # noqa: PLC0415
 
     users, _, battle = table()
     state = services.load_state(battle)

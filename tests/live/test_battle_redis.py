@@ -13,9 +13,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from combat import services
-from tests.live.conftest import session_cookie
-from tests.live.table import SECRET_HP, current, table
 from tests.live.wsclient import WSClient, http
+from tests.sockets import session_cookie
+from tests.table import SECRET_HP, current, table
 from vtt.models import Membership
 
 pytestmark = pytest.mark.django_db(transaction=True)

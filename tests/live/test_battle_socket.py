@@ -9,8 +9,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from combat import consumers, services, sockets
-from tests.live.conftest import communicator, frames, presence_lines
-from tests.live.table import SECRET_HP, current
+from tests.sockets import communicator, frames, presence_lines
+from tests.table import SECRET_HP, current
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,8 +8,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
 
-from tests.live.conftest import application, frames, session_cookie
-from tests.live.table import table
+from tests.sockets import application, frames, session_cookie
+from tests.table import table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -22,8 +22,8 @@ from django.test import Client
 from combat import services
 from combat.engine.view import COARSE_BAR
 from combat.models import BattleEvent
-from tests.live.conftest import communicator, frames
-from tests.live.table import SECRET_HP, goblin_attacks_bram
+from tests.sockets import communicator, frames
+from tests.table import SECRET_HP, goblin_attacks_bram
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -21,8 +21,8 @@ from channels.layers import get_channel_layer
 from django.test import Client
 
 from combat import consumers, services, sockets
-from tests.live.conftest import communicator, frames, presence_lines
-from tests.live.table import SECRET_HP
+from tests.sockets import communicator, frames, presence_lines
+from tests.table import SECRET_HP
 from vtt.models import Membership
 
 pytestmark = pytest.mark.django_db(transaction=True)

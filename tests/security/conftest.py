@@ -1,4 +1,4 @@
-"""Personas and a started D20 Luck battle for the security tests.
+"""The security tests' world: the personas of tests/table.py with an admin, and two battles.
 
 Personas: ``anonymous``; ``outsider`` (an account, no membership); ``admin``
 (a superuser who is not a member of the campaign); ``observer``; ``player``
@@ -22,7 +22,15 @@ from django.test import Client
 
 from combat import services
 from combat.models import Battle, BattleEvent
-from tests.live.table import PASSWORD, SECRET_HP, make_battle, make_campaign, make_characters
+from tests.table import (
+    PASSWORD,
+    PERSONAS,
+    SECRET_HP,
+    make_battle,
+    make_characters,
+    make_users,
+    table_campaign,
+)
 
 ROLES = ("anonymous", "outsider", "admin", "observer", "player", "other_player", "gm")
 __all__ = ["ROLES", "SECRET_HP", "PASSWORD", "fingerprint"]
@@ -35,13 +43,9 @@ def fast_password_hashing(settings):
 
 def make_world() -> dict[str, Any]:
     """Users, campaign, characters, a started battle and a battle still in setup."""
-    User = get_user_model()
-    users = {
-        name: User.objects.create_user(name, password=PASSWORD)
-        for name in ("gm", "player", "other_player", "observer", "outsider")
-    }
-    users["admin"] = User.objects.create_superuser("admin", password=PASSWORD)
-    campaign = make_campaign(users, hide_enemy_hp=True)
+    users = make_users(*PERSONAS)
+    users["admin"] = get_user_model().objects.create_superuser("admin", password=PASSWORD)
+    campaign = table_campaign(users, hide_enemy_hp=True)
     characters = make_characters(campaign, users)
     battle = make_battle(campaign, users["gm"], characters)
     setup = make_battle(campaign, users["gm"], characters, start=False, name="Ambush")

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from tests.security.conftest import PASSWORD
+from tests.table import PASSWORD
 from vtt.forms import UNAVAILABLE, username_skeleton
 from vtt.wsorigin import origin_allowed
 

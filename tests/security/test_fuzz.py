@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from combat import services
 from combat.engine.core import legal_actions
 from combat.models import Battle, BattleEvent
-from tests.live.conftest import communicator, frames
 from tests.security.conftest import client_for, fingerprint, make_world
+from tests.sockets import communicator, frames
 
 FUZZ = settings(
     max_examples=150,

@@ -15,8 +15,9 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
-from tests.security.conftest import PASSWORD, client_for, combatant_named, fingerprint
-from tests.security.test_http_matrix import MATRIX, _ids
+from tests.security.conftest import client_for, combatant_named, fingerprint
+from tests.security.matrix import MATRIX, matrix_ids
+from tests.table import PASSWORD
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITE_ROWS = [row for row in MATRIX if row[3] == "post"]
@@ -44,7 +45,7 @@ def _production(code: list[str], **extra: str) -> subprocess.CompletedProcess[st
 )
 def test_every_write_without_the_csrf_token_is_refused(world, row, name, args, data):
     """A member with every right (the GM) still gets 403 without the token, with or without htmx."""
-    ids = _ids(world)
+    ids = matrix_ids(world)
     url = reverse(name, args=[ids[a] for a in args])
     before = [fingerprint(world["battle"].pk), fingerprint(world["setup"].pk)]
     for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
@@ -66,7 +67,7 @@ FORM = re.compile(r"<form\b[^>]*>.*?</form>", re.S | re.I)
 
 def test_every_post_form_on_every_page_carries_the_token(world):
     """Each post form has the hidden token, or the page sends it in htmx's headers (pushed renders)."""
-    ids = _ids(world)
+    ids = matrix_ids(world)
     gm = client_for(world, "gm")
     pages = [
         reverse(n, args=[ids[a] for a in args])

@@ -14,8 +14,8 @@ import pytest
 from combat import services
 from combat.engine.actions import MAX_DEPTH, Action, Refusal, loads_bounded, nesting_depth
 from combat.forms import BadInput, action_from_post, ascii_int
-from tests.live.conftest import communicator, frames
 from tests.security.conftest import client_for, combatant_named, fingerprint, make_world
+from tests.sockets import communicator, frames
 
 DEEP_LIST = "[" * 2000 + "]" * 2000  # under the 4,000-character limit, far past the recursion limit
 

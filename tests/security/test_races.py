@@ -19,9 +19,9 @@ from django.test import Client
 
 from combat import services
 from combat.models import Battle, BattleEvent
-from tests.live.table import make_battle
+from tests.races import race
 from tests.security.conftest import combatant_named, make_world
-from tests.services.helpers import race
+from tests.table import make_battle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -19,8 +19,9 @@ from channels.db import database_sync_to_async
 
 from combat import services
 from combat.consumers import MAX_MESSAGE
-from tests.live.conftest import communicator, frames, session_cookie
-from tests.security.conftest import ROLES, SECRET_HP, combatant_named, make_world
+from tests.security.conftest import ROLES, combatant_named, make_world
+from tests.sockets import communicator, frames, session_cookie
+from tests.table import SECRET_HP
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

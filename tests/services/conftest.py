@@ -1,17 +1,18 @@
 """Fixtures for the battle services: a D20 Luck campaign with its cast.
 
-Personas: ``gm`` runs the campaign, ``player`` and ``other_player`` each own a
-character, ``observer`` watches, ``outsider`` is in no campaign.
+The personas (``gm`` runs the campaign, ``player`` and ``other_player`` each own a
+character, ``observer`` watches, ``outsider`` is in no campaign) are fixtures of
+tests/conftest.py; ``users`` gathers them by name.
 """
 
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from combat import services
 from combat.models import Battle
-from vtt.models import Campaign, Character, Membership
+from tests.table import make_campaign
+from vtt.models import Character
 
 SEED = 20261122
 
@@ -27,50 +28,23 @@ MONSTER = {
 
 
 @pytest.fixture
-def users(db):
-    User = get_user_model()
+def users(gm, player, other_player, observer, outsider):
+    """The personas of tests/conftest.py by name."""
     return {
-        name: User.objects.create_user(name, password="pw-" + name)
-        for name in ("gm", "player", "other_player", "observer", "outsider")
+        "gm": gm,
+        "player": player,
+        "other_player": other_player,
+        "observer": observer,
+        "outsider": outsider,
     }
 
 
 @pytest.fixture
-def gm(users):
-    return users["gm"]
-
-
-@pytest.fixture
-def player(users):
-    return users["player"]
-
-
-@pytest.fixture
-def other_player(users):
-    return users["other_player"]
-
-
-@pytest.fixture
-def observer(users):
-    return users["observer"]
-
-
-@pytest.fixture
-def outsider(users):
-    return users["outsider"]
-
-
-@pytest.fixture
-def campaign(users):
-    campaign = Campaign.objects.create(name="The Keep", ruleset="luck", owner=users["gm"])
-    for name, role in (
-        ("gm", "gm"),
-        ("player", "player"),
-        ("other_player", "player"),
-        ("observer", "observer"),
-    ):
-        Membership.objects.create(campaign=campaign, user=users[name], role=role)
-    return campaign
+def campaign(gm, player, other_player, observer):
+    """The personas' campaign here is "The Keep", a D20 Luck campaign with no house rules set."""
+    return make_campaign(
+        gm, "luck", "The Keep", options={}, player=[player, other_player], observer=[observer]
+    )
 
 
 @pytest.fixture

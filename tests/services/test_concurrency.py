@@ -17,7 +17,8 @@ from django.db import connection, connections, transaction
 
 from combat import services
 from combat.models import Battle, BattleEvent
-from tests.services.helpers import assert_snapshot_is_log, current_controller, fresh, race
+from tests.races import race
+from tests.services.helpers import assert_snapshot_is_log, current_controller, fresh
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,74 +1,21 @@
-"""Personas for the web tests: one campaign and everyone's relation to it.
+"""Fixtures for the web tests: the personas' characters, a logged-in client, and form data.
 
-``gm`` runs the campaign; ``player`` and ``other_player`` each own a PC;
-``observer`` watches; ``outsider`` has an account but no membership.
+The personas (``gm``, ``player``, ``other_player``, ``observer``, ``outsider``)
+and their ``campaign`` are fixtures of tests/conftest.py (made in tests/table.py).
 """
 
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from combat.engine.rulesets import get_ruleset
-from vtt.models import Campaign, Character, CharacterKind, Membership, Role
+from tests.table import make_character
+from vtt.models import CharacterKind
 
 
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def make_user(username: str, **extra):
-    return get_user_model().objects.create_user(username=username, password=f"{username}-pass-9x", **extra)
-
-
-@pytest.fixture
-def gm(db):
-    return make_user("gm")
-
-
-@pytest.fixture
-def player(db):
-    return make_user("player")
-
-
-@pytest.fixture
-def other_player(db):
-    return make_user("other_player")
-
-
-@pytest.fixture
-def observer(db):
-    return make_user("observer")
-
-
-@pytest.fixture
-def outsider(db):
-    return make_user("outsider")
-
-
-def make_campaign(gm, ruleset: str = "mist", name: str = "The Campaign", **members) -> Campaign:
-    campaign = Campaign.objects.create(
-        name=name, ruleset=ruleset, owner=gm, options=get_ruleset(ruleset).default_options()
-    )
-    Membership.objects.create(user=gm, campaign=campaign, role=Role.GM)
-    for role, users in members.items():
-        for user in users:
-            Membership.objects.create(user=user, campaign=campaign, role=role)
-    return campaign
-
-
-def make_character(campaign, name, kind=CharacterKind.PC, owner=None, **changes) -> Character:
-    sheet = campaign.ruleset_class.sheet_schema.defaults() | changes
-    character = Character(campaign=campaign, name=name, kind=kind, owner=owner, sheet=sheet)
-    character.full_clean()
-    character.save()
-    return character
-
-
-@pytest.fixture
-def campaign(gm, player, other_player, observer, outsider):
-    return make_campaign(gm, player=[player, other_player], observer=[observer])
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.web.conftest import make_campaign, make_user, sheet_post
+from tests.table import make_campaign, make_user
+from tests.web.conftest import sheet_post
 from vtt.models import Character
 
 
@@ -94,7 +95,7 @@ def test_admin_add_without_campaign_starts_from_defaults(admin_client, gm):
 
 def test_changelist_filters_by_campaign_and_ruleset(admin_client, gm, pc):
     luck = make_campaign(gm, ruleset="luck", name="Lucky")
-    from tests.web.conftest import make_character
+    from tests.table import make_character
 
     make_character(luck, "Tamsin")
     url = reverse("admin:vtt_character_changelist")

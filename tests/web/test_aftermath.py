@@ -12,7 +12,7 @@ from combat import aftermath, services
 from combat.engine.core import legal_actions
 from combat.engine.rulesets import get_ruleset
 from combat.models import Battle
-from tests.web.conftest import make_campaign, make_character, make_user
+from tests.table import make_campaign, make_character, make_user
 from vtt.models import Character
 
 pytestmark = pytest.mark.django_db

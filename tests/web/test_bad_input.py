@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combat.engine.rulesets import RULESETS, get_ruleset
-from tests.web.conftest import make_campaign, make_user, options_post, sheet_post
+from tests.table import make_campaign, make_user
+from tests.web.conftest import options_post, sheet_post
 from vtt.models import Campaign, Character
 
 junk = st.one_of(

@@ -6,10 +6,9 @@ import pytest
 
 from combat import services
 from combat.models import Battle, BattleEvent
-from tests.live.table import SECRET_HP, current, fresh_live_caches, goblin_attacks_bram, table
+from tests.table import SECRET_HP, current, goblin_attacks_bram, table
 
 pytestmark = pytest.mark.django_db
-__all__ = ["fresh_live_caches"]  # autouse fixture
 HX = {"HTTP_HX_REQUEST": "true"}
 
 

@@ -13,7 +13,7 @@ from combat import archive, services
 from combat.engine.autoplay import random_action
 from combat.engine.rulesets import RULESETS
 from combat.models import Battle, BattleEvent
-from tests.web.conftest import make_campaign, make_user
+from tests.table import make_campaign, make_user
 from vtt import homebrew
 
 pytestmark = pytest.mark.django_db

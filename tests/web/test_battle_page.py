@@ -8,10 +8,9 @@ from html import unescape
 
 import pytest
 
-from tests.live.table import SECRET_HP, fresh_live_caches, make_users, table
+from tests.table import SECRET_HP, make_users, table
 
 pytestmark = pytest.mark.django_db
-__all__ = ["fresh_live_caches"]  # autouse fixture
 
 
 def test_the_gm_sees_every_region_and_exact_monster_hp(client):

@@ -7,17 +7,16 @@ import pytest
 from combat import services
 from combat.models import Battle, BattleEvent
 from combat.views import numbered_names
-from tests.live.table import fresh_live_caches, make_campaign, make_characters, make_users
+from tests.table import make_characters, make_users, table_campaign
 
 pytestmark = pytest.mark.django_db
-__all__ = ["fresh_live_caches"]  # autouse fixture
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
 def cast():
     users = make_users("gm", "player", "other_player", "observer", "outsider")
-    campaign = make_campaign(users)
+    campaign = table_campaign(users)
     return users, campaign, make_characters(campaign, users)
 
 

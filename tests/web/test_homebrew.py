@@ -11,7 +11,7 @@ from combat import services
 from combat.engine.core import legal_actions
 from combat.engine.rulesets import RULESETS
 from combat.models import Battle
-from tests.web.conftest import make_campaign, make_character, make_user
+from tests.table import make_campaign, make_character, make_user
 from vtt import homebrew, homebrew_views
 from vtt.content import campaign_content
 from vtt.models import Character, ContentEntry

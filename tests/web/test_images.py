@@ -15,7 +15,8 @@ from PIL import Image
 
 from combat import services
 from combat.models import Battle
-from tests.web.conftest import make_campaign, make_character, make_user, sheet_post
+from tests.table import make_campaign, make_character, make_user
+from tests.web.conftest import sheet_post
 from vtt import images
 from vtt.models import Character, MapImage
 from vtt.storage import storage_from_url

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
-from tests.web.conftest import make_user
+from tests.table import make_user
 from vtt.models import Invite, InviteError, Membership, Role
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.web.conftest import make_campaign, options_post
+from tests.table import make_campaign
+from tests.web.conftest import options_post
 from vtt.models import Character, Invite, Membership
 
 ROLES = ("anonymous", "outsider", "observer", "player", "other_player", "gm")

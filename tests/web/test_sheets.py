@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from combat import services, setup
 from combat.engine.rulesets import RULESETS, get_ruleset
-from tests.web.conftest import make_campaign, make_character, sheet_post
+from tests.table import make_campaign, make_character
+from tests.web.conftest import sheet_post
 from vtt.content import character_templates
 from vtt.forms import CharacterForm
 from vtt.models import Campaign, Character, CharacterKind, Membership

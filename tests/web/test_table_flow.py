@@ -12,7 +12,7 @@ from combat.engine.rulesets import RULESETS, get_ruleset
 from combat.models import Battle
 from combat.outcome import notices, outcome_text
 from combat.templatetags.battle_words import describe
-from tests.web.conftest import make_campaign
+from tests.table import make_campaign
 from vtt.content import campaign_content, character_templates
 from vtt.models import Character, CharacterKind
 
@@ -342,7 +342,7 @@ def test_point_9_a_constant_in_the_dice_is_spelled_out_beside_the_bonus():
 
 
 def test_point_8_outcome_lines_carry_the_change_they_tell_of(client, db):
-    from tests.live.table import table  # noqa: PLC0415
+    from tests.table import table  # noqa: PLC0415
 
     users, _, battle = table()
     client.force_login(users["gm"])

@@ -1,46 +1,83 @@
-"""A D20 Luck table for the battle page and live tests.
+"""The personas of the web, live, security and browser tests, their campaign, and a D20 Luck table.
 
-Personas: ``gm`` runs it, ``player`` owns Ayla (a Mage), ``other_player`` owns
-Bram (a Fighter), ``observer`` watches, ``outsider`` is in no campaign. The
-Goblin's HP (4321) is a value only the GM may see while the campaign hides
-enemy HP: tests look for it in every player's HTML and frames.
+Personas (``PERSONAS``): ``gm`` runs the campaign; ``player`` and ``other_player``
+each own a character; ``observer`` watches; ``outsider`` has an account but is
+in no campaign. Every account's password is ``PASSWORD``. tests/conftest.py
+offers each persona, and their campaign, as a fixture.
+
+The table (``table()``): a started D20 Luck battle in "The Keep", where
+``player`` owns Ayla (a Mage) and ``other_player`` owns Bram (a Fighter). The
+Goblin's HP (``SECRET_HP``, 4321) is a value only the GM may see while the
+campaign hides enemy HP: tests look for it in every player's HTML and frames.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from django.contrib.auth import get_user_model
 
 from combat import presenters, services, sockets
+from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.luck.content import HEROES, MONSTERS
 from combat.models import Battle
-from vtt.models import Campaign, Character, Membership
+from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
+PERSONAS = ("gm", "player", "other_player", "observer", "outsider")
+PASSWORD = "table-pass-9x"
 SECRET_HP = 4321
 SEED = 20261123  # initiative: Ayla, Goblin, Bram; the Goblin's spear hits Bram
-PASSWORD = "table-pass-9x"
+
+
+def make_user(username: str, **extra: Any) -> Any:
+    return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
 
 
 def make_users(*names: str) -> dict[str, Any]:
-    User = get_user_model()
-    return {name: User.objects.create_user(name, password=PASSWORD) for name in names}
+    """An account per name (every persona when none is named)."""
+    return {name: make_user(name) for name in names or PERSONAS}
 
 
-def make_campaign(users: dict[str, Any], *, hide_enemy_hp: bool = True) -> Campaign:
-    campaign = Campaign.objects.create(
-        name="The Keep", ruleset="luck", owner=users["gm"], options={"hide_enemy_hp": hide_enemy_hp}
-    )
-    for name, role in (
-        ("gm", "gm"),
-        ("player", "player"),
-        ("other_player", "player"),
-        ("observer", "observer"),
-    ):
-        if name in users:
-            Membership.objects.create(campaign=campaign, user=users[name], role=role)
+def make_campaign(
+    gm: Any,
+    ruleset: str = "mist",
+    name: str = "The Campaign",
+    options: dict[str, Any] | None = None,
+    **members: list[Any],
+) -> Campaign:
+    """A campaign run by ``gm``; ``members`` maps a role to its users, e.g. ``player=[a, b]``.
+
+    ``options`` are the house rules as stored (the ruleset's defaults when not given).
+    """
+    if options is None:
+        options = get_ruleset(ruleset).default_options()
+    campaign = Campaign.objects.create(name=name, ruleset=ruleset, owner=gm, options=options)
+    Membership.objects.create(user=gm, campaign=campaign, role=Role.GM)
+    for role, users in members.items():
+        for user in users:
+            Membership.objects.create(user=user, campaign=campaign, role=role)
     return campaign
+
+
+def make_character(campaign, name, kind=CharacterKind.PC, owner=None, **changes) -> Character:
+    """A character whose sheet is the ruleset's defaults with ``changes``, validated like a form's."""
+    sheet = campaign.ruleset_class.sheet_schema.defaults() | changes
+    character = Character(campaign=campaign, name=name, kind=kind, owner=owner, sheet=sheet)
+    character.full_clean()
+    character.save()
+    return character
+
+
+def table_campaign(users: dict[str, Any], *, hide_enemy_hp: bool = True) -> Campaign:
+    """The table's D20 Luck campaign, "The Keep", with those of the personas in ``users``."""
+    return make_campaign(
+        users["gm"],
+        "luck",
+        "The Keep",
+        options={"hide_enemy_hp": hide_enemy_hp},
+        player=[users[name] for name in ("player", "other_player") if name in users],
+        observer=[users["observer"]] if "observer" in users else [],
+    )
 
 
 def make_characters(campaign: Campaign, users: dict[str, Any]) -> dict[str, Character]:
@@ -83,8 +120,9 @@ def make_battle(
 
 
 def table(hide_enemy_hp: bool = True, start: bool = True) -> tuple[dict[str, Any], Campaign, Battle]:
-    users = make_users("gm", "player", "other_player", "observer", "outsider")
-    campaign = make_campaign(users, hide_enemy_hp=hide_enemy_hp)
+    """(users, campaign, battle): every persona, The Keep, and its battle."""
+    users = make_users(*PERSONAS)
+    campaign = table_campaign(users, hide_enemy_hp=hide_enemy_hp)
     characters = make_characters(campaign, users)
     return users, campaign, make_battle(campaign, users["gm"], characters, start=start)
 
@@ -121,11 +159,7 @@ def goblin_attacks_bram(battle: Battle, users: dict[str, Any]) -> services.Resul
     )
 
 
-@pytest.fixture(autouse=True)
-def fresh_live_caches():
-    """Database ids repeat between tests: start each with empty process caches."""
-    presenters.clear_caches()
-    sockets.reset_store()
-    yield
+def clear_live_caches() -> None:
+    """Forget the presenters' caches and the sockets' store (database ids repeat between tests)."""
     presenters.clear_caches()
     sockets.reset_store()

@@ -1,0 +1,72 @@
+"""Websockets in tests: a logged-in session's cookie, a communicator on a battle's socket, and what it receives.
+
+Shared by the live and security tests. The consumers run their database work
+in other threads, so tests that open sockets use transactional databases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import aclosing
+
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+ORIGIN = (b"origin", b"http://testserver")
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+def application():
+    from vtt.asgi import application as app
+
+    return app
+
+
+def communicator(battle_id: int, cookie: str | None, origin: bytes | None = b"http://testserver"):
+    headers = [(b"host", b"testserver")]
+    if origin is not None:
+        headers.append((b"origin", origin))
+    if cookie:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    return WebsocketCommunicator(application(), f"/ws/battles/{battle_id}/", headers=headers)
+
+
+async def received(comm, timeout: float):
+    """Text frames as they arrive within ``timeout`` (an async iterator).
+
+    Polls with ``receive_nothing``: a ``receive_from`` that times out would cancel the application.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if await comm.receive_nothing(timeout=0.02, interval=0.005):
+            continue
+        yield await comm.receive_from(timeout=1)
+
+
+async def frames(comm, timeout: float = 1.0, until: str | None = None) -> list[str]:
+    """HTML frames received within ``timeout`` (presence lines skipped); stops early at ``until``."""
+    out: list[str] = []
+    async with aclosing(received(comm, timeout)) as texts:
+        async for text in texts:
+            if text.startswith("{") and "presence" in json.loads(text):
+                continue
+            out.append(text)
+            if until is not None and until in text:
+                break
+    return out
+
+
+async def presence_lines(comm, timeout: float = 0.5) -> list[dict]:
+    out = []
+    async with aclosing(received(comm, timeout)) as texts:
+        async for text in texts:
+            if text.startswith("{"):
+                out.append(json.loads(text))
+    return out
