@@ -12,6 +12,8 @@ import os
 
 import pytest
 
+from tests.table import clear_live_caches, make_campaign, make_user
+
 REQUIRE_SERVICES = os.environ.get("VTT_REQUIRE_SERVICES") == "1"
 REQUIRE_BROWSER = os.environ.get("VTT_REQUIRE_BROWSER") == "1"
 
@@ -27,8 +29,6 @@ def need_service(reason: str) -> None:
 def fresh_live_caches():
     """Database ids repeat between tests: each starts with empty process caches (presenters' log
     windows and members, the sockets' store)."""
-    from tests.table import clear_live_caches
-
     clear_live_caches()
     yield
     clear_live_caches()
@@ -39,36 +39,26 @@ def fresh_live_caches():
 
 @pytest.fixture
 def gm(db):
-    from tests.table import make_user
-
     return make_user("gm")
 
 
 @pytest.fixture
 def player(db):
-    from tests.table import make_user
-
     return make_user("player")
 
 
 @pytest.fixture
 def other_player(db):
-    from tests.table import make_user
-
     return make_user("other_player")
 
 
 @pytest.fixture
 def observer(db):
-    from tests.table import make_user
-
     return make_user("observer")
 
 
 @pytest.fixture
 def outsider(db):
-    from tests.table import make_user
-
     return make_user("outsider")
 
 
@@ -76,8 +66,6 @@ def outsider(db):
 def campaign(gm, player, other_player, observer, outsider):
     """The personas' campaign (Mist, the ruleset's house rules): the GM runs it, ``player`` and
     ``other_player`` play, ``observer`` watches; ``outsider`` is not in it."""
-    from tests.table import make_campaign
-
     return make_campaign(gm, player=[player, other_player], observer=[observer])
 
 
