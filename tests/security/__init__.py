@@ -1,7 +1,8 @@
 """Security tests: who may do what, bad input, races.
 
-- ``test_http_matrix``: every named URL x every persona over HTTP; a new view
-  without rows fails ``test_every_url_pattern_is_in_the_matrix``.
+- ``test_http_matrix``: every named URL x every persona over HTTP (the rows are
+  in ``matrix.py``); a new view without rows fails
+  ``test_every_url_pattern_is_in_the_matrix``.
 - ``test_socket_matrix``: the battle websocket x every persona x every client
   message type; foreign and missing Origins refused.
 - ``test_hardening``: CSRF on every write, ``check --deploy`` and security

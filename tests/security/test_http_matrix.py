@@ -1,8 +1,8 @@
 """Every URL of the site, for every persona, over HTTP.
 
-The matrix lists each named URL of ``vtt`` and ``combat`` with the methods it
-answers; ``test_every_url_pattern_is_in_the_matrix`` fails when a view is
-added without a row here. Battle writes are posted as htmx does (so refusals
+The matrix (tests/security/matrix.py) lists each named URL of ``vtt`` and
+``combat`` with the methods it answers; ``test_every_url_pattern_is_in_the_matrix``
+fails when a view is added without a row there. Battle writes are posted as htmx does (so refusals
 come back as their 4xx, not as a redirect), and every refusal must leave the
 battle's seq, snapshot and log exactly as they were. Anything a player,
 observer or stranger receives must not contain the Goblin's hidden HP.
