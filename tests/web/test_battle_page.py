@@ -8,7 +8,7 @@ from html import unescape
 
 import pytest
 
-from tests.table import SECRET_HP, make_users, table
+from tests.table import SECRET_HP, goblin_attacks_bram, make_users, table
 
 pytestmark = pytest.mark.django_db
 
@@ -113,10 +113,8 @@ def test_the_board_script_does_no_geometry_of_its_own():
 def test_pushed_regions_render_numbers_as_the_localised_page_would(monkeypatch):
     """Pushes render with localisation off (faster); en-us without thousand separators reads the same."""
     from combat import presenters
-    from tests.live.table import goblin_attacks_bram
-    from tests.live.table import table as live_table
 
-    users, _, battle = live_table()
+    users, _, battle = table()
     goblin_attacks_bram(battle, users)
     fast = presenters.class_regions(presenters.load_table(battle.pk))
 
