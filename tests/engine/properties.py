@@ -7,10 +7,12 @@ allowed to act may act, and that replaying the log (also every shorter
 prefix: undo) rebuilds exactly the incrementally applied state, and that every
 accepted action's parameters fit ``ACTION_PARAMS``. Each
 ruleset's test file passes its own invariants as ``check(state, log)``.
+``random_battle`` plays one random battle of a ruleset's whole starter cast.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 from collections.abc import Callable, Iterable
@@ -23,6 +25,7 @@ from combat.engine.actions import Action, Refusal, param_problems
 from combat.engine.autoplay import random_action
 from combat.engine.core import apply, decide, legal_actions, new_battle_event, replay, resolve
 from combat.engine.dice import Dice
+from combat.engine.rulesets import RULESETS
 from combat.engine.state import BattleState
 
 NOT_ADDRESSED = "This question is not addressed to that combatant."
@@ -271,3 +274,52 @@ def accepted_or_refused_cleanly(
     if not isinstance(out, Refusal):
         assert replay(log + out[0]).to_dict() == out[1].to_dict()
         json.dumps([e.to_dict() for e in out[0]])
+
+
+def _random_options(ruleset, rng: random.Random) -> dict:
+    options = {}
+    for f in ruleset.options:
+        if f.kind == "bool":
+            options[f.key] = rng.random() < 0.5
+        elif f.kind == "choice":
+            options[f.key] = rng.choice(list(f.choices))
+    return options
+
+
+def random_battle(key: str, seed: int, seen=None, steps: int = 120) -> list:
+    """The log of a random battle of the whole starter cast (random legal actions, GM overrides now and then).
+
+    ``seen(state, action, out)`` is called with every action submitted, before it, and its outcome.
+    """
+    ruleset = RULESETS[key]
+    content = importlib.import_module(ruleset.__module__ + ".content")
+    rng = random.Random(seed)
+    rows = ruleset.board == "rows"
+    roster = starter_roster(content.HEROES, content.MONSTERS, 9)
+    for entry in roster:
+        if rows:
+            entry.pop("pos")
+            entry["row"] = rng.choice(["front", "back"])
+    log, state = build_battle(key, _random_options(ruleset, rng), seed, 10, 2 * len(roster) + 1, roster)
+    statuses = sorted(ruleset.status_keys(state) or ["stun"])
+    for _ in range(steps):
+        if rng.random() < 0.1:
+            action = gm_action(
+                state,
+                rng,
+                statuses,
+                (lambda g: {"row": g.choice(["front", "back"])})
+                if rows
+                else (lambda g: {"to": [g.randrange(10), g.randrange(3)]}),
+            )
+        else:
+            action = random_action(state, rng)
+        if action is None:
+            break
+        out = resolve(state, action, Dice(seed, state.seq))
+        if seen is not None:
+            seen(state, action, out)
+        if not isinstance(out, Refusal):
+            events, state = out
+            log += events
+    return log

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import pathlib
-
 import pytest
 
 from combat.engine.actions import ACTION_PARAMS, Action, Refusal, chosen_params, param_problems
 from combat.engine.core import legal_actions, replay, resolve, undo_cut
 from combat.engine.dice import Dice, ScriptedDice
-from combat.engine.events import Event
 from combat.engine.gm import GM_ACTIONS, SETUP_ACTIONS
 from combat.engine.rulesets import RULESETS
-from tests.engine.test_vocabulary import random_battle
-
-OLD_LOG = pathlib.Path(__file__).parent / "data" / "luck_log_before_param_names.json"
+from tests.engine.properties import random_battle
+from tests.stored_logs import old_log
 
 
 def test_the_reference_names_every_action_kind_of_every_ruleset():
@@ -87,11 +82,6 @@ def test_every_offered_and_every_accepted_action_fits_the_reference(key):
     # the battles went far enough to offer every kind of the ruleset (no battlefield object in the starters)
     assert set(RULESETS[key].actions) - offered <= {"interact"}
     assert accepted - {"answer"} <= offered | set(GM_ACTIONS)
-
-
-def old_log():
-    stored = json.loads(OLD_LOG.read_text())
-    return [Event.from_dict(e) for e in stored["events"]], stored["snapshot"]
 
 
 def test_a_battle_stored_before_the_names_changed_replays_undoes_and_plays_on():

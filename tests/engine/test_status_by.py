@@ -4,9 +4,6 @@ they replay, undo and read with today's name."""
 
 from __future__ import annotations
 
-import json
-import pathlib
-
 from combat.engine.actions import Action, Refusal
 from combat.engine.context import apply_event
 from combat.engine.core import replay, resolve, undo_cut
@@ -14,21 +11,14 @@ from combat.engine.dice import ScriptedDice
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.state import BattleState, Combatant, status_fields
-
-DATA = pathlib.Path(__file__).parent / "data"
-
-
-def stored(name):
-    """(events, snapshot) of a battle recorded before ``by`` named a status's applier."""
-    d = json.loads((DATA / name).read_text())
-    return [Event.from_dict(e) for e in d["events"]], d["snapshot"]
+from tests.stored_logs import stored_log
 
 
 def test_an_action_block_grapple_stored_with_by_id_replays_reads_and_breaks_free():
     """Ash grappled the Orc (``by_id`` in the log and in the snapshot); it is the Orc's turn."""
     # RULE: ENG-1
     # RULE: ENG-8
-    log, snapshot = stored("block_log_before_status_by.json")
+    log, snapshot = stored_log("block_log_before_status_by.json")
     assert snapshot["combatants"]["c2"]["statuses"]["grappled"]["by_id"] == "c1"  # as recorded
     state = replay(log)
     read = BattleState.from_dict(snapshot)  # the old snapshot, read today
@@ -57,7 +47,7 @@ def test_an_action_block_grapple_stored_with_by_id_replays_reads_and_breaks_free
 
 def test_a_luck_status_stored_with_its_appliers_id_in_source_reads_as_by():
     # RULE: ENG-1
-    log, snapshot = stored("luck_log_before_status_by.json")
+    log, snapshot = stored_log("luck_log_before_status_by.json")
     stun = next(e for e in log if e.type == "status.applied")
     ash = stun.data["source"]
     assert ash in snapshot["combatants"] and "by" not in stun.data

@@ -12,9 +12,8 @@ import pytest
 
 from combat import services
 from combat.models import Battle, BattleEvent
-from tests.engine.test_params import old_log
-from tests.engine.test_status_by import stored as stored_before_status_by
 from tests.services.helpers import assert_snapshot_is_log, fresh, normal
+from tests.stored_logs import old_log, stored_log
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +63,7 @@ def test_a_battle_saved_with_the_old_names_rebuilds_undoes_and_goes_on_with_the_
 @pytest.fixture
 def grapple_stored(campaign):
     """An Action Block battle saved while ``by_id`` named who holds a grappled combatant (the Orc's turn)."""
-    events, snapshot = stored_before_status_by("block_log_before_status_by.json")
+    events, snapshot = stored_log("block_log_before_status_by.json")
     battle = Battle.objects.create(
         campaign=campaign,
         name="Grapple",
