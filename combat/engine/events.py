@@ -81,17 +81,21 @@ class Recorded(TypedDict, total=False):
 
 
 class AbilityMissed(Recorded, total=False):
-    """``ability.missed``."""
+    """``ability.missed``: what missed is named like the action's parameters (one of ``ability``, ``weapon``,
+    ``item``; logs stored before name a weapon or item ``ability: "weapon:sword"``)."""
 
-    ability: Required[str]
+    ability: str
     actor: Required[str]
+    item: str
     target: Required[str]
+    weapon: str
 
 
 class AbilityUsed(Recorded, total=False):
-    """``ability.used``."""
+    """``ability.used``: what is used is named like the action's parameters (one of ``ability``, ``weapon``,
+    ``item``; D20 Luck logs stored before name a weapon or item ``ability: "weapon:sword"``)."""
 
-    ability: Required[str]
+    ability: str
     action_type: str
     actor: Required[str]
     disengage: bool
@@ -100,6 +104,7 @@ class AbilityUsed(Recorded, total=False):
     reaction: bool
     square: list[int]
     targets: list[str]
+    weapon: str
 
 
 class ApHeld(Recorded, total=False):
@@ -246,6 +251,7 @@ class DamageDealt(Recorded, total=False):
     defense: int
     effect: int
     element: str
+    item: str
     hp: Required[int]
     kind: str
     ko: Required[bool]
@@ -864,6 +870,13 @@ def typed_problems(
     return out
 
 
+#: Event types naming exactly one of these (what was used, like the ``ability`` action's parameters).
+EVENT_ONE_OF: dict[str, tuple[str, ...]] = {
+    "ability.used": ("ability", "weapon", "item"),
+    "ability.missed": ("ability", "weapon", "item"),
+}
+
+
 def event_problems(event: Event) -> list[str]:
     """What in ``event`` departs from ``EVENT_FIELDS`` (an empty list when it fits).
 
@@ -875,4 +888,8 @@ def event_problems(event: Event) -> list[str]:
     spec = EVENT_FIELDS.get(event.type)
     if spec is None:
         return [f"unknown event type {event.type!r}"]
-    return typed_problems(spec, event.data, "")
+    out = typed_problems(spec, event.data, "")
+    names = EVENT_ONE_OF.get(event.type)
+    if names and sum(name in event.data for name in names) != 1:
+        out.append(f"exactly one of {', '.join(names)}")
+    return out

@@ -58,8 +58,18 @@ def _targets(names: Names, targets: Any) -> str:
     return ""
 
 
+def _used(d: dict[str, Any]) -> str:
+    """What an event says was used, in words: ``weapon: "long_sword"`` -> ``"long sword"``; logs stored
+    before name it ``ability: "weapon:long_sword"``."""
+    for field in ("ability", "weapon", "item"):
+        key = d.get(field)
+        if isinstance(key, str) and key:
+            return _words(key.partition(":")[2] or key)
+    return ""
+
+
 def _ability(d: dict[str, Any], names: Names, hidden: set[str]) -> str:
-    what = d.get("name") or d.get("ability") or "an ability"
+    what = d.get("name") or _used(d) or "an ability"
     return f"{_who(names, d.get('actor'))} uses {what}{_targets(names, d.get('targets'))}."
 
 

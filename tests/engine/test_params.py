@@ -84,6 +84,19 @@ def test_every_offered_and_every_accepted_action_fits_the_reference(key):
     assert accepted - {"answer"} <= offered | set(GM_ACTIONS)
 
 
+def test_the_log_names_what_was_used_in_words_in_either_form():
+    from combat.templatetags.battle_words import describe
+
+    names = {"c1": "Ash", "c2": "Orc"}
+    for data in (
+        {"actor": "c1", "weapon": "long_sword", "targets": ["c2"]},
+        {"actor": "c1", "ability": "weapon:long_sword", "targets": ["c2"]},  # stored before
+    ):
+        assert describe(1, "ability.used", data, names, set())["text"] == "Ash uses long sword on Orc."
+    for data in ({"actor": "c1", "item": "ether"}, {"actor": "c1", "ability": "item:ether", "item": "ether"}):
+        assert describe(1, "ability.used", data, names, set())["text"] == "Ash uses ether."
+
+
 def test_a_battle_stored_before_the_names_changed_replays_undoes_and_plays_on():
     """The log holds events, never actions: a D20 Luck battle recorded with ``ability: "weapon:sword"``
     and ``step`` (its ability events and the pending parry still name ``weapon:claws``) replays to its
@@ -110,6 +123,9 @@ def test_a_battle_stored_before_the_names_changed_replays_undoes_and_plays_on():
     assert not isinstance(out, Refusal), out
     events, state = out
     assert [e.type for e in events][:2] == ["decision.answered", "interrupt.used"]
+    # the claws paused in the old resume data hit under today's name
+    dealt = next(e for e in events if e.type == "damage.dealt")
+    assert dealt.data["weapon"] == "claws" and "ability" not in dealt.data
     while state.current().name != "Ash":
         events, state = resolve(state, Action("end_turn", state.current().id), Dice(1, state.seq))
     ash, orc = (c.id for c in sorted(state.combatants.values(), key=lambda c: c.name))
@@ -119,6 +135,6 @@ def test_a_battle_stored_before_the_names_changed_replays_undoes_and_plays_on():
         state, Action("ability", ash, chosen_params("ability", sword.params, [orc])), ScriptedDice([12, 5])
     )
     assert not isinstance(out, Refusal), out
-    assert out[0][0].data["ability"] == "weapon:sword"
+    assert out[0][0].data["weapon"] == "sword" and "ability" not in out[0][0].data
     old = resolve(state, Action("ability", ash, {"ability": "weapon:sword", "targets": [orc]}), Dice(1))
     assert old == Refusal("Ash has no such ability.")  # yesterday's page is refused in words, nothing changes

@@ -56,7 +56,7 @@ def test_a_battle_saved_with_the_old_names_rebuilds_undoes_and_goes_on_with_the_
         undone.seq,
     )
     assert again.ok, again.reason
-    assert again.events[0].data["ability"] == "weapon:claws"
+    assert again.events[0].data["weapon"] == "claws" and "ability" not in again.events[0].data
     assert_snapshot_is_log(stored.pk)
 
 

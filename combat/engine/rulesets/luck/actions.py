@@ -20,7 +20,9 @@ from combat.engine.rulesets.luck.rules import (
     move_allowance,
     obstacles,
     params_of,
+    ref_in,
     ref_of,
+    used_in,
     valid_target,
 )
 
@@ -108,16 +110,15 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     ctx.emit(
         "ability.used",
         actor=c.id,
-        ability=ref,
+        **params_of(ref),
         name=a["name"],
         targets=targets,
         spend={"actions": a["cost"]} if a["cost"] else {},
-        **({"item": item} if item else {}),
     )
     if a["type"] == "recover":
         _recover(ctx, c, p["status"])
     else:
-        _resolve({"actor": c.id, "ability": ref, "targets": targets, "i": 0}, ctx)
+        _resolve({"actor": c.id, **params_of(ref), "targets": targets, "i": 0}, ctx)
     return None
 
 
@@ -164,7 +165,7 @@ def _resolve(job: dict[str, Any], ctx: Ctx) -> None:
         job["i"] += 1
         if t is None or not t.alive:
             continue
-        a = ability_for(state, actor, job["ability"])
+        a = ability_for(state, actor, ref_in(job) or "")
         if a is None:
             return
         paused = _resolve_target(ctx, actor, t, a, job)
@@ -191,7 +192,7 @@ def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
     """Resolve the ability on one target; True when paused on a reaction window."""
     outcome = _luck(ctx, actor, t, a)
     if outcome == "miss":
-        ctx.emit("ability.missed", actor=actor.id, target=t.id, ability=job["ability"])
+        ctx.emit("ability.missed", actor=actor.id, target=t.id, **used_in(job))
         return False
     kind = a["type"]
     if kind == "heal":
@@ -226,7 +227,7 @@ def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
                 resume=resume,
             )
             return True
-    _deal(ctx, actor, t, raw, kind, reduced=0, ability=job["ability"])
+    _deal(ctx, actor, t, raw, kind, reduced=0, used=used_in(job))
     return False
 
 
@@ -266,13 +267,17 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
             reduces=reduced,
             spend={"interrupt": 1},
         )
-    _deal(ctx, actor, t, job["raw"], job["kind"], reduced, job["ability"])
+    _deal(ctx, actor, t, job["raw"], job["kind"], reduced, used_in(job))
     _resolve(job, ctx)
     return None
 
 
-def _deal(ctx: Ctx, actor: Combatant, t: Combatant, raw: int, kind: str, reduced: int, ability: str) -> None:
-    """LUCK-DMG-1/2: the roll minus Armor (physical) or Resist (magical); only a positive rest is dealt."""
+def _deal(
+    ctx: Ctx, actor: Combatant, t: Combatant, raw: int, kind: str, reduced: int, used: dict[str, str]
+) -> None:
+    """LUCK-DMG-1/2: the roll minus Armor (physical) or Resist (magical); only a positive rest is dealt.
+
+    ``used``: the ``ability``, ``weapon`` or ``item`` that hit (``used_in``)."""
     defense_name = "armor" if kind == "physical" else "resist"
     defense = int(t.sheet.get(defense_name, 0))
     amount = max(0, raw - reduced - defense)
@@ -281,7 +286,7 @@ def _deal(ctx: Ctx, actor: Combatant, t: Combatant, raw: int, kind: str, reduced
         "damage.dealt",
         actor=actor.id,
         target=t.id,
-        ability=ability,
+        **used,
         kind=kind,
         raw=raw,
         reduced=reduced,

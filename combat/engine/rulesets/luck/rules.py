@@ -93,6 +93,24 @@ def params_of(ref: str) -> dict[str, str]:
     return {prefix: key} if key else {"ability": ref}
 
 
+def ref_in(data: dict[str, Any]) -> str | None:
+    """The reference an event or a paused hit's resume data names, in either form.
+
+    Today they carry the action's parameters (``{"weapon": "sword"}``); logs stored before carry
+    ``{"ability": "weapon:sword"}`` (and an item's ``{"ability": "item:x", "item": "x"}``).
+    """
+    old = data.get("ability")
+    if isinstance(old, str) and ":" in old:
+        return old
+    return ref_of({name: data[name] for name in USED if name in data})
+
+
+def used_in(data: dict[str, Any]) -> dict[str, str]:
+    """The ``ability``/``weapon``/``item`` field an event carries for what ``data`` names (either form)."""
+    ref = ref_in(data)
+    return params_of(ref) if ref is not None else {}
+
+
 def ability_refs(c: Combatant) -> list[str]:
     refs = [f"weapon:{w}" for w in c.sheet.get("weapons", ())]
     refs += list(c.sheet.get("abilities", ()))
