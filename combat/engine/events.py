@@ -238,7 +238,11 @@ class CombatantUpdated(Recorded, total=False):
 
 
 class DamageDealt(Recorded, total=False):
-    """``damage.dealt``."""
+    """``damage.dealt``.
+
+    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
+    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
+    """
 
     ability: str
     actor: Required[str | None]
@@ -251,16 +255,17 @@ class DamageDealt(Recorded, total=False):
     defense: int
     effect: int
     element: str
-    item: str
     hp: Required[int]
+    item: str
     kind: str
     ko: Required[bool]
+    object: str
     raw: int
     reduced: int
     reduced_by: str
     reduction: int
-    source: str
     spell: str
+    status: str
     target: Required[str]
     weapon: str
 
@@ -388,17 +393,25 @@ class GrappleRolled(Recorded, total=False):
 
 
 class Healed(Recorded, total=False):
-    """``healed``."""
+    """``healed``.
 
+    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
+    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
+    """
+
+    ability: str
     actor: Required[str | None]
     amount: Required[int]
     base: int
     effect: int
     hp: Required[int]
+    item: str
     ko: Required[bool]
+    object: str
     raw: int
-    source: str
+    status: str
     target: Required[str]
+    weapon: str
 
 
 class HpSet(Recorded, total=False):
@@ -578,13 +591,19 @@ class RecoverFailed(Recorded, total=False):
 
 
 class ResourcesSet(Recorded, total=False):
-    """``resources.set``."""
+    """``resources.set``.
 
+    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
+    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
+    """
+
+    ability: str
     combatant: Required[str]
     gain: int
+    item: str
+    object: str
     reason: str
     resources: Required[dict[str, int]]
-    source: str
 
 
 class RoundEnded(Recorded, total=False):
@@ -669,15 +688,21 @@ class StanceEntered(Recorded, total=False):
 
 
 class StatusApplied(Recorded, total=False):
-    """``status.applied``."""
+    """``status.applied``.
 
+    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
+    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
+    """
+
+    ability: str
     by: str  # who applied it: a combatant id, or "gm" (old logs: by_id, by_combatant, source)
     combatant: Required[str]
     defense: int
     duration: Required[int]
     holds: str
+    item: str
+    object: str
     power: Required[int]
-    source: str  # what caused it: an ability, item or object key (Paradigm)
     status: Required[str]
     value: int
 
@@ -693,13 +718,19 @@ class StatusKept(Recorded, total=False):
 
 
 class StatusRemoved(Recorded, total=False):
-    """``status.removed``."""
+    """``status.removed``.
 
+    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
+    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
+    """
+
+    ability: str
     combatant: Required[str]
+    item: str
+    object: str
     power: int
     reason: Required[str]
     roll: int
-    source: str
     status: Required[str]
 
 

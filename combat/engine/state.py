@@ -33,14 +33,20 @@ OLD_APPLIER_NAMES = ("by_id", "by_combatant")
 
 
 def status_fields(fields: dict[str, Any], combatants: Any) -> dict[str, Any]:
-    """A status's fields with today's names: ``by`` who applied it, ``source`` only what caused it.
+    """A status's fields with today's names: ``by`` who applied it; what caused it named like the action
+    parameters (``ability``, ``item``, ``object``).
 
     Logs and snapshots stored before named the applier ``by_id`` (Action Block grapples),
     ``by_combatant`` (Paradigm) or ``source`` (D20 Luck, Mist, Action Block spells); those are read
     once into ``by``. ``combatants`` holds the battle's combatant ids (a ``source`` naming one of them,
-    with no other applier given, is the old spelling of ``by``). ``by: "gm"`` stays in the log only.
+    with no other applier given, is the old spelling of ``by``). Paradigm's cause, stored beside
+    ``by_combatant`` as ``source: "item:ether"``, is read as ``item: "ether"``. ``by: "gm"`` stays in the
+    log only.
     """
     out = {k: v for k, v in fields.items() if k not in OLD_APPLIER_NAMES}
+    if "by_combatant" in fields and isinstance(out.get("source"), str):
+        prefix, _, key = out.pop("source").partition(":")
+        out.update({prefix: key} if key else {"ability": prefix})
     if "by" not in out:
         old = next((fields[k] for k in OLD_APPLIER_NAMES if k in fields), None)
         if old is not None:

@@ -16,15 +16,21 @@ def test_effect_phase_resolves_damage_then_healing_then_statuses():
     assert "healed" not in b.types(ev) and b.state.extra["queued"][0]["ability"] == "prayer"
     b.act("end_turn", a)
     ev = b.act("end_turn", o, dice=[3, 5])  # Poison 3 first (30 -> 27), then Prayer 5 (27 -> 30, capped)
+    # what caused each is named like the action parameters: the status's own key, the ability's key
     effects = [
-        (e.type, e.data.get("amount"), e.data.get("source"))
+        (
+            e.type,
+            e.data.get("amount"),
+            e.data.get("status") if e.type != "status.updated" else None,
+            e.data.get("ability"),
+        )
         for e in ev
         if e.type in ("damage.dealt", "healed", "status.updated", "status.removed")
     ]
     assert effects == [
-        ("damage.dealt", 3, "status:poison"),
-        ("healed", 3, "prayer"),
-        ("status.updated", None, None),
+        ("damage.dealt", 3, "poison", None),
+        ("healed", 3, None, "prayer"),
+        ("status.updated", None, None, None),
     ]
     assert b.c(a).hp == 30 and b.c(a).statuses["poison"]["duration"] == 1 and b.state.extra["queued"] == []
 

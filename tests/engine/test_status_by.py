@@ -1,5 +1,5 @@
-"""``status.applied`` names who applied a status one way: ``by`` (a combatant id, or "gm"); ``source`` is only
-what caused it. Logs and snapshots stored before named the applier ``by_id``, ``by_combatant`` or ``source``:
+"""``status.applied`` names who applied a status one way: ``by`` (a combatant id, or "gm"); what caused it is
+named like the action parameters (``ability``, ``item``, ``object``). Logs and snapshots stored before named the applier ``by_id``, ``by_combatant`` or ``source``:
 they replay, undo and read with today's name."""
 
 from __future__ import annotations
@@ -69,26 +69,34 @@ def _paradigm_state():
     return state
 
 
-def test_a_paradigm_status_stored_with_by_combatant_keeps_its_item_as_source():
+def test_a_paradigm_status_stored_with_by_combatant_and_its_item_in_source_reads_by_and_item():
     state = _paradigm_state()
     old = {"combatant": "c2", "status": "regen", "power": 0, "duration": 2, "source": "item:elixir"}
     apply_event(state, Event("status.applied", {**old, "by_combatant": "c1"}), get_ruleset("paradigm"))
     assert state.combatants["c2"].statuses["regen"] == {
         "power": 0,
         "duration": 2,
-        "source": "item:elixir",
+        "item": "elixir",
         "by": "c1",
     }
     apply_event(state, Event("status.applied", {**old, "by_combatant": None}), get_ruleset("paradigm"))
-    assert state.combatants["c2"].statuses["regen"] == {"power": 0, "duration": 2, "source": "item:elixir"}
+    assert state.combatants["c2"].statuses["regen"] == {"power": 0, "duration": 2, "item": "elixir"}
+    ability = {**old, "source": "haste", "by_combatant": "c1"}
+    apply_event(state, Event("status.applied", ability), get_ruleset("paradigm"))
+    assert state.combatants["c2"].statuses["regen"] == {
+        "power": 0,
+        "duration": 2,
+        "ability": "haste",
+        "by": "c1",
+    }
 
 
 def test_today_s_names_pass_through_and_the_gm_s_mark_stays_in_the_log():
     ids = {"c1", "c2"}
-    assert status_fields({"power": 0, "by": "c1", "source": "fire"}, ids) == {
+    assert status_fields({"power": 0, "by": "c1", "ability": "fire"}, ids) == {
         "power": 0,
         "by": "c1",
-        "source": "fire",
+        "ability": "fire",
     }
     assert status_fields({"power": 2, "by": "gm"}, ids) == {"power": 2}
     assert status_fields({"power": 0, "source": "c9"}, ids) == {

@@ -41,8 +41,8 @@ Generic events the core applies (data keys): ``combatant.added {combatant}``,
 held turn inserted mid-round), ``round.started {round}``, ``turn.started {combatant,
 index}``, ``resources.set {combatant, resources}``, ``hp.set {combatant, hp,
 ko?, alive?}``, ``damage.dealt``/``healed {target, amount, hp, ko?, alive?}``,
-``status.applied {combatant, status, power, duration, by?, source?, ...}`` (``by`` who applied it:
-a combatant id or "gm"; ``source`` what caused it: an ability, item or object key),
+``status.applied {combatant, status, power, duration, by?, ...}`` (``by`` who applied it:
+a combatant id or "gm"; what caused it as ``ability``, ``item`` or ``object``, like action parameters),
 ``status.removed {combatant, status}``, ``status.updated {combatant, status,
 fields}``, ``moved {combatant, path, to}``, ``row.changed {combatant, row}``,
 ``combatant.updated {combatant, set, extra}``, ``battle.extra {set}``,

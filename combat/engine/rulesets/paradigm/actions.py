@@ -46,15 +46,20 @@ def harmful(d: dict[str, Any]) -> bool:
     )
 
 
-def deal(ctx: Ctx, actor: str | None, t: Combatant, raw: int, defense: int, kind: str, source: str) -> None:
-    """Damage ``raw`` minus ``defense`` (at least 0); an eidolon at 0 HP disappears (PARA-EID-4)."""
+def deal(
+    ctx: Ctx, actor: str | None, t: Combatant, raw: int, defense: int, kind: str, used: dict[str, str]
+) -> None:
+    """Damage ``raw`` minus ``defense`` (at least 0); an eidolon at 0 HP disappears (PARA-EID-4).
+
+    ``used`` names what dealt it like the action parameters: ``{"ability": "fire"}``, ``{"item": key}``,
+    ``{"object": key}``, ``{"weapon": key}``, or a status's ``{"status": key}``."""
     amount = max(0, raw - defense)
     hp = max(0, t.hp - amount)
     ctx.emit(
         "damage.dealt",
         actor=actor,
         target=t.id,
-        source=source,
+        **used,
         kind=kind,
         raw=raw,
         defense=defense,
@@ -66,11 +71,9 @@ def deal(ctx: Ctx, actor: str | None, t: Combatant, raw: int, defense: int, kind
         dismiss(ctx, t, "defeated")
 
 
-def heal(ctx: Ctx, actor: str | None, t: Combatant, rolled: int, source: str) -> None:
+def heal(ctx: Ctx, actor: str | None, t: Combatant, rolled: int, used: dict[str, str]) -> None:
     hp = min(t.max_hp, t.hp + max(0, rolled))
-    ctx.emit(
-        "healed", actor=actor, target=t.id, source=source, raw=rolled, amount=hp - t.hp, hp=hp, ko=hp <= 0
-    )
+    ctx.emit("healed", actor=actor, target=t.id, **used, raw=rolled, amount=hp - t.hp, hp=hp, ko=hp <= 0)
 
 
 def dismiss(ctx: Ctx, eidolon: Combatant, reason: str) -> None:
@@ -82,9 +85,17 @@ def dismiss(ctx: Ctx, eidolon: Combatant, reason: str) -> None:
 
 
 def apply_effect(
-    ctx: Ctx, actor: Combatant | None, t: Combatant, eff: dict[str, Any], source: str, kind: str | None = None
+    ctx: Ctx,
+    actor: Combatant | None,
+    t: Combatant,
+    eff: dict[str, Any],
+    used: dict[str, str],
+    kind: str | None = None,
 ) -> None:
-    """One effect of an ability, item or object on one target. ``kind`` limits it to one Effect Phase step."""
+    """One effect of an ability, item or object on one target. ``kind`` limits it to one Effect Phase step.
+
+    ``used`` names it like the action parameters (``{"ability": key}``, ``{"item": key}``, ``{"object": key}``);
+    the events carry that field."""
     state = ctx.state
     etype = eff["type"]
     aid = actor.id if actor else None
@@ -94,12 +105,12 @@ def apply_effect(
         r = ctx.roll(eff["dice"], "damage")
         own = stat(state, actor, "attack" if etype == "physical" else "magic") if actor else 0
         defense = stat(state, t, "defense" if etype == "physical" else "magic_defense")
-        deal(ctx, aid, t, r.total + eff.get("bonus", 0) + own, defense, etype, source)
+        deal(ctx, aid, t, r.total + eff.get("bonus", 0) + own, defense, etype, used)
     elif etype == "heal":
         if kind not in (None, "healing"):
             return
         r = ctx.roll(eff["dice"], "healing")
-        heal(ctx, aid, t, r.total + eff.get("bonus", 0), source)
+        heal(ctx, aid, t, r.total + eff.get("bonus", 0), used)
     elif etype == "anima":
         if kind not in (None, "other"):
             return
@@ -107,7 +118,7 @@ def apply_effect(
             "resources.set",
             combatant=t.id,
             resources={"anima": t.resources.get("anima", 0) + eff["bonus"]},
-            source=source,
+            **used,
             gain=eff["bonus"],
         )
     elif etype == "status":
@@ -120,7 +131,7 @@ def apply_effect(
             status=eff["status"],
             power=0,
             duration=eff["duration"],
-            source=source,
+            **used,
             **by,
         )
     elif etype == "cleanse":
@@ -129,7 +140,7 @@ def apply_effect(
         for skey in list(t.statuses):
             d = definition(state, "statuses", skey)
             if d is None or harmful(d):
-                ctx.emit("status.removed", combatant=t.id, status=skey, reason="cleansed", source=source)
+                ctx.emit("status.removed", combatant=t.id, status=skey, reason="cleansed", **used)
 
 
 def pick_targets(
@@ -215,7 +226,7 @@ def act_attack(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         r.total + stat(state, c, "attack"),
         stat(state, t, "defense"),
         "physical",
-        "basic_attack",
+        {"weapon": c.extra["weapon"]} if isinstance(c.extra.get("weapon"), str) else {},
     )
     after_action(ctx, c)
     return None
@@ -250,7 +261,7 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         for tid in targets:
             t = ctx.state.combatants.get(tid)
             if t is not None:
-                apply_effect(ctx, ctx.state.combatants.get(c.id), t, a, key)
+                apply_effect(ctx, ctx.state.combatants.get(c.id), t, a, {"ability": key})
     after_action(ctx, c)
     return None
 
@@ -280,7 +291,7 @@ def act_item(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     for tid in targets:
         t = ctx.state.combatants.get(tid)
         if t is not None:
-            apply_effect(ctx, c, t, item, f"item:{key}")
+            apply_effect(ctx, c, t, item, {"item": key})
     after_action(ctx, c)
     return None
 
@@ -367,7 +378,7 @@ def act_interact(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
             targets = [c.id] if mode == "self" else area_targets(ctx.state, c, mode, a["type"], False)
             for tid in targets:
                 apply_effect(
-                    ctx, ctx.state.combatants.get(c.id), ctx.state.combatants[tid], a, f"object:{key}"
+                    ctx, ctx.state.combatants.get(c.id), ctx.state.combatants[tid], a, {"object": key}
                 )
     after_action(ctx, c)
     return None

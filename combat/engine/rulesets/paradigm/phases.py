@@ -74,7 +74,7 @@ def effects(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> boo
             for tid in q["targets"]:
                 t = ctx.state.combatants.get(tid)
                 if t is not None and present(t):
-                    apply_effect(ctx, actor, t, a, q["ability"], kind)
+                    apply_effect(ctx, actor, t, a, {"ability": q["ability"]}, kind)
         if kind in ("damage", "healing"):
             _status_ticks(ctx, kind)
         if kind == "other":
@@ -95,9 +95,9 @@ def _status_ticks(ctx: Ctx, kind: str) -> None:
                 continue
             r = ctx.roll(d[field], field)
             if field == "damage":
-                deal(ctx, None, t, r.total, 0, "status", f"status:{skey}")
+                deal(ctx, None, t, r.total, 0, "status", {"status": skey})
             else:
-                heal(ctx, None, t, r.total, f"status:{skey}")
+                heal(ctx, None, t, r.total, {"status": skey})
 
 
 def _tick_statuses(ctx: Ctx) -> None:
