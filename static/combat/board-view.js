@@ -353,10 +353,30 @@
     }
   }
 
+  // When one of the viewer's own tokens starts acting out of sight (the view was left centred on
+  // whoever acted before), bring it into view once; a board panned by hand is left alone otherwise.
+  // A token is known as the viewer's own only once the viewer's own regions have arrived.
+  var lastActing = null;
+  function inView(el) {
+    var r = el.getBoundingClientRect();
+    var v = scroller.getBoundingClientRect();
+    return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
+  }
+  function followTurn() {
+    var b = board();
+    var t = b && isGrid() ? b.querySelector(".token.acting") : null;
+    var mine = !!t && t.classList.contains("mine");
+    var key = t ? t.dataset.cid + (mine ? ":mine" : "") : null;
+    if (key === lastActing) { return; }
+    lastActing = key;
+    if (mine && !inView(t)) { centreOn(t); }
+  }
+
   // ------------------------------------------------------------ after every render
   function after() {
     applyGeometry();
     if (!fitted && scroller.clientWidth > 0) { fit(true); }
+    followTurn();
     if (document.activeElement === board() || board() && board().classList.contains("keyboard")) { drawFocus(false); }
     else if (focus) { drawFocus(false); }
     announce();
@@ -378,5 +398,6 @@
   });
   applyGeometry();
   fit(true);
+  followTurn();
   announce();
 })();

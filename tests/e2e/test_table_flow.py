@@ -164,6 +164,17 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, capsys):
             "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=before
         )
     expect(pl.locator("#actions .your-turn")).to_contain_text("Your turn")
+    if ruleset != "paradigm":  # a grid: the player's acting token comes wholly into the board's view
+        pl.wait_for_function(
+            """() => {
+              const t = document.querySelector('#board .token.acting.mine');
+              const v = document.querySelector('[data-board-view]').getBoundingClientRect();
+              if (!t) return false;
+              const r = t.getBoundingClientRect();
+              return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
+            }""",
+            timeout=5000,
+        )
     snap(pl, f"{ruleset}-your-turn-390")
     assert phone_layout_problems(pl) == [], "the player's phone on their turn"
 
