@@ -70,3 +70,31 @@ def _resolved(view):
     from django.urls import ResolverMatch
 
     return ResolverMatch(view, (), {})
+
+
+async def test_requests_reuse_their_threads_and_requests_at_once_get_one_each(monkeypatch):
+    """No thread is started per request; two requests in flight never share one (each has its own connection)."""
+    from vtt.asgi import django_asgi_app
+
+    seen: list[int] = []
+    inside = threading.Barrier(2, timeout=5)
+
+    def one_by_one(request, *args, **kwargs):
+        seen.append(threading.get_ident())
+        return HttpResponse("ok")
+
+    def together(request, *args, **kwargs):
+        seen.append(threading.get_ident())
+        inside.wait()  # both requests are in their views at the same moment
+        return HttpResponse("ok")
+
+    monkeypatch.setattr(django_asgi_app, "resolve_request", lambda request: _resolved(one_by_one))
+    started = threading.active_count()
+    for _ in range(5):
+        assert (await _get("/accounts/login/"))["status"] == 200
+    assert len(set(seen)) == 1 and threading.active_count() <= started + 1
+    seen.clear()
+    monkeypatch.setattr(django_asgi_app, "resolve_request", lambda request: _resolved(together))
+    responses = await asyncio.gather(_get("/accounts/login/"), _get("/accounts/login/"))
+    assert [r["status"] for r in responses] == [200, 200]
+    assert len(set(seen)) == 2
