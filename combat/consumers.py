@@ -31,7 +31,6 @@ from importlib import import_module
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
@@ -96,7 +95,7 @@ def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, str] | None:
 EMPTY_GM_PANEL = '<section id="gm-panel" hx-swap-oob="true" hidden></section>'
 
 
-class BattleConsumer(AsyncWebsocketConsumer):
+class BattleConsumer(sockets.PushConsumer):
     """One socket per open battle page."""
 
     groups_joined: list[str]

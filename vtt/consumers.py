@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 
 from combat import sockets
 from combat.consumers import CLOSE_REVOKED, _session_valid
@@ -31,7 +30,7 @@ def _allowed(user: Any, campaign_id: int, session_key: str | None) -> bool:
     return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk).exists()
 
 
-class CampaignConsumer(AsyncWebsocketConsumer):
+class CampaignConsumer(sockets.PushConsumer):
     """One socket per open campaign page; receives nothing from the browser."""
 
     groups_joined: list[str]

@@ -187,3 +187,32 @@ def _gm_skips(battle, gm):
     battle.refresh_from_db()
     result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
     assert result.ok, result.reason
+
+
+async def test_a_push_is_forwarded_without_a_thread_hop(live_table, monkeypatch):
+    """Channels' dispatch would close stale connections in a worker thread before every message; ours goes straight on."""
+    import channels.consumer
+    from channels.layers import get_channel_layer
+
+    users, _, battle, cookies = live_table
+    comm = await _connect(battle.pk, cookies["observer"])
+    try:
+        await frames(comm, 0.2)  # presence lines
+        hops = []
+
+        async def counted():
+            hops.append(1)
+
+        monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+        message = {
+            "type": "battle.push",
+            "seq": 99,
+            "gm": "<p>gm</p>",
+            "pl": "<p id='x'>pushed</p>",
+            "users": {},
+        }
+        await get_channel_layer().group_send(f"battle-{battle.pk}", message)
+        assert await frames(comm, 1.0, until="pushed") == ["<p id='x'>pushed</p>"]
+        assert hops == []
+    finally:
+        await comm.disconnect()
