@@ -23,8 +23,9 @@ cores moves every figure.
 its own in front of the server processes: every request and websocket goes
 through it, round robin, no sticky sessions (needs REDIS_URL). The bench
 prints the server CPU time per action, summed over the server processes (and
-nginx's apart), from /proc. ``--profile FILE`` runs the first server under
-py-spy and writes its flame graph (SVG) to FILE.
+nginx's apart), from /proc. ``--profile FILE`` attaches py-spy to the first
+server process for the measured loop only (log-ins and connects left out, the
+process not paused per sample) and writes its flame graph (SVG) to FILE.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... .venv/bin/python bench/live.py [--battles 20 --clients 6]
 
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import html
 import json
 import os
@@ -265,7 +265,7 @@ SERVERS = {
 
 
 def start_servers(
-    count: int, phases: str, server: str = "daphne", profile: str | None = None, proxied: bool = False
+    count: int, phases: str, server: str = "daphne", proxied: bool = False
 ) -> tuple[list[subprocess.Popen], list[int]]:
     env = dict(os.environ)
     # DB_CONN_MAX_AGE=0: under ASGI each request runs its view in a thread of its own, so kept connections
@@ -289,20 +289,6 @@ def start_servers(
     for i in range(count):
         port = free_port()
         command = [sys.executable, *SERVERS[server](port)]
-        if profile and i == 0:
-            spy = os.path.join(os.path.dirname(sys.executable), "py-spy")
-            command = [
-                spy,
-                "record",
-                "--rate",
-                "200",
-                "--output",
-                profile,
-                "--format",
-                "flamegraph" if profile.endswith(".svg") else "raw",
-                "--",
-                *command,
-            ]
         procs.append(
             subprocess.Popen(
                 command,
@@ -600,6 +586,15 @@ async def act_loop(
     return done
 
 
+def start_profile(pid: int, path: str, seconds: float) -> subprocess.Popen:
+    """py-spy on the running server ``pid`` for ``seconds``: busy samples only, non-blocking."""
+    spy = os.path.join(os.path.dirname(sys.executable), "py-spy")
+    fmt = "flamegraph" if path.endswith(".svg") else "raw"
+    command = [spy, "record", "--pid", str(pid), "--rate", "200", "--nonblocking", "--subprocesses"]
+    command += ["--duration", str(max(1, int(seconds))), "--format", fmt, "--output", path]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
 async def main_async(
     args: argparse.Namespace, setup: dict, ports: list[int], cpu_pids: dict[str, list[int]]
 ) -> dict:
@@ -634,7 +629,9 @@ async def main_async(
     print(f"{len(tables)} battles x {len(tables[0].seats)} seats connected", flush=True)
     lat: list[float] = []
     post_ms: list[float] = []
+    spy = start_profile(cpu_pids["server"][0], args.profile, args.seconds) if args.profile else None
     cpu0 = {name: cpu_ms(pids) for name, pids in cpu_pids.items()}
+    client0 = time.process_time()
     start = time.perf_counter()
     rng = random.Random(7)
     counts = await asyncio.gather(
@@ -655,11 +652,19 @@ async def main_async(
     )
     elapsed = time.perf_counter() - start
     cpu = {name: cpu_ms(pids) - cpu0[name] for name, pids in cpu_pids.items()}
+    cpu["client"] = 1000 * (time.process_time() - client0)
     for table in tables:
         for seat in table.seats:
             await seat.ws.close()
     for task in tasks:
         task.cancel()
+    if spy is not None:
+        spy.wait(timeout=120)  # py-spy stops after --duration and writes its file
+        if spy.returncode:
+            print(
+                f"py-spy: {spy.stderr.read().decode()[-500:] if spy.stderr else spy.returncode}",
+                file=sys.stderr,
+            )
     return {"lat": lat, "post_ms": post_ms, "elapsed": elapsed, "actions": sum(counts), "cpu": cpu}
 
 
@@ -677,9 +682,8 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     setup = setup_tables(args.battles, args.clients, args.observers)
     phases = os.path.join(tempfile.gettempdir(), f"vtt-bench-phases-{os.getpid()}")
-    procs, ports = start_servers(args.servers, phases, args.server, args.profile, bool(args.proxy))
-    spy = procs[0].pid if args.profile else None
-    cpu_pids = {"server": [pid for proc in procs for pid in process_tree(proc.pid) if pid != spy]}
+    procs, ports = start_servers(args.servers, phases, args.server, bool(args.proxy))
+    cpu_pids = {"server": [pid for proc in procs for pid in process_tree(proc.pid)]}
     extra: list[subprocess.Popen] = []
     try:
         if args.proxy == "nginx":
@@ -691,10 +695,6 @@ def main() -> None:
         time.sleep(1.2)  # let the servers write their last stage timings
     finally:
         stop(extra)
-        if args.profile:
-            procs[0].send_signal(2)  # py-spy writes its flame graph on SIGINT, then stops the server
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                procs[0].wait(timeout=60)
         stop(procs)
     lat, post_ms, elapsed, count = run["lat"], run["post_ms"], run["elapsed"], run["actions"]
     if not lat:
@@ -720,6 +720,7 @@ def main() -> None:
     )
     if "nginx" in run["cpu"]:
         line += f", nginx {run['cpu']['nginx'] / count:.1f} ms"
+    line += f"; this bench's own client {run['cpu']['client'] / count:.1f} ms (same cores)"
     print(line)
     stages: dict[str, list[float]] = {}
     for i in range(args.servers):
