@@ -28,6 +28,7 @@ Caches (cachetools, per process; ``clear_caches`` empties them):
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,7 @@ from combat.engine.state import BattleState, Combatant
 from combat.engine.view import filter_event, hidden_ids
 from combat.models import Battle, BattleEvent
 from combat.outcome import notices
+from combat.templatetags.battle_tags import TOKEN_SLOT
 from combat.templatetags.battle_words import describe
 from vtt.models import Character, Membership, media_url
 
@@ -98,6 +100,7 @@ class Table:
     faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
     _views: dict[Any, dict[str, Any]] = field(default_factory=dict)
     _options: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    _opts_html: dict[Any, str] = field(default_factory=dict)
 
     @property
     def hide_enemy_hp(self) -> bool:
@@ -661,6 +664,79 @@ def render(regions: tuple[str, ...], ctx: dict[str, Any]) -> str:
     return "".join(render_one(region, ctx) for region in regions)
 
 
+def _own_region_key(region: str, ctx: dict[str, Any]) -> Any:
+    """What a viewer's own region shows, as a cache key; None when it must render (it holds a form).
+
+    Forms carry the battle's seq and a fresh client token, so an action panel with options and a
+    prompt with a question always render. Everything else a player's own regions show is in the key
+    (``test_own_regions_from_the_cache_match_a_fresh_render`` renders both ways and compares): most
+    changes are someone else's turn, and a waiting player's panel, empty prompt and unchanged sheet
+    are then cache hits instead of three renders.
+    """
+    if region == "actions":
+        if ctx["acting"] is not None or ctx["is_gm"]:
+            return None
+        return (ctx["phase"], bool(ctx["has_combatant"]), ctx["current_name"])
+    if region == "prompt":
+        return None if ctx["prompt"] is not None else ()
+    if region == "sheet":
+        return (
+            tuple((n["seq"], n["text"]) for n in ctx["notices"]),
+            tuple(
+                (
+                    t["name"],
+                    t["hp"],
+                    t["max_hp"],
+                    tuple(t["resources"].items()),
+                    tuple(t.get("stats") or ()),
+                    tuple((s["name"], s["power"], s["duration"]) for s in t["statuses"]),
+                )
+                for t in ctx["own"]
+            ),
+        )
+    return None
+
+
+def fresh_tokens(html: str) -> str:
+    """A shared render's forms, each with a fresh client token of its own."""
+    parts = html.split(TOKEN_SLOT)
+    out = [parts[0]]
+    for part in parts[1:]:
+        out += (secrets.token_urlsafe(12), part)
+    return "".join(out)
+
+
+def share_options(table: Table, ctx: dict[str, Any]) -> None:
+    """The acting combatant's option forms, rendered once per change for every viewer who acts for it.
+
+    The GM's action panel and the acting player's show the same forms (same options, actor and
+    seq); they are rendered once with token slots, and each viewer's copy gets fresh tokens.
+    """
+    acting = ctx.get("acting")
+    if acting is None or not ctx.get("options"):
+        return
+    key = (acting.id, ctx["seq"], ctx.get("csrf_token"))
+    html = table._opts_html.get(key)
+    if html is None:
+        html = table._opts_html[key] = render_one("action_opts", {**ctx, "client_token_slot": True})
+    ctx["opts_html"] = mark_safe(fresh_tokens(html))  # noqa: S308 - our template's output
+
+
+def render_own(regions: tuple[str, ...], ctx: dict[str, Any]) -> str:
+    """Like ``render``, with a viewer's own regions taken from the cache when they hold no form."""
+    out = []
+    for region in regions:
+        key = _own_region_key(region, ctx) if region in USER_REGIONS else None
+        if key is None:
+            out.append(render_one(region, ctx))
+            continue
+        try:
+            out.append(fragment(f"{TEMPLATE}#{region}", key, ctx))
+        except TypeError:  # a value of the key cannot be hashed (a list in a sheet): render it
+            out.append(render_one(region, ctx))
+    return "".join(out)
+
+
 def regions_for(table: Table, role: str, user_id: str | None) -> str:
     """Every region as this viewer sees it (a reconnecting socket, an HTMX response)."""
     ctx = context_for(table, role, user_id)
@@ -679,11 +755,13 @@ def class_regions(table: Table) -> dict[str, Any]:
     gm_ctx.update(user_context(table, None, True))
     gm_ctx.update(gm_context(table))
     gm_ctx["role"] = GM
+    share_options(table, gm_ctx)
     pl_ctx = shared_context(table, "pl")
     pl_ctx["role"] = PLAYER
     users = {}
     for uid in sorted(table.controllers()):
         ctx = dict(pl_ctx)
         ctx.update(user_context(table, uid, False))
-        users[uid] = render(USER_REGIONS, ctx)
-    return {"gm": render(GM_REGIONS, gm_ctx), "pl": render(SHARED_REGIONS, pl_ctx), "users": users}
+        share_options(table, ctx)
+        users[uid] = render_own(USER_REGIONS, ctx)
+    return {"gm": render_own(GM_REGIONS, gm_ctx), "pl": render(SHARED_REGIONS, pl_ctx), "users": users}

@@ -16,9 +16,16 @@ from django.utils.html import format_html
 register = template.Library()
 
 
-@register.simple_tag
-def client_token() -> str:
+# Rendered in place of each form's token when one render is shared by several viewers; each copy
+# then gets fresh tokens of its own (``combat.presenters.fresh_tokens``).
+TOKEN_SLOT = "__client_token__"
+
+
+@register.simple_tag(takes_context=True)
+def client_token(context: template.Context) -> str:
     """A fresh idempotency key for one rendered form: a double tap posts it twice, it acts once."""
+    if context.get("client_token_slot"):
+        return TOKEN_SLOT
     return secrets.token_urlsafe(12)
 
 

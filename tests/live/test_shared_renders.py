@@ -1,0 +1,59 @@
+"""The push's shortcuts render what a fresh render of each viewer would: cached own regions, shared option forms."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from combat import presenters
+from combat.engine.core import replay
+from combat.engine.rulesets import RULESETS
+from combat.models import Battle
+from tests.engine.properties import random_battle
+
+TOKEN = re.compile(r'name="client_token" value="([^"]*)"')
+
+
+def same(html: str) -> str:
+    """A render without its random client tokens, and without whitespace between tags."""
+    return re.sub(r">\s+<", "><", TOKEN.sub("", html)).strip()
+
+
+def table_at(log: list, n: int) -> presenters.Table:
+    """The table after the first ``n`` events of ``log``, as the push would hold it (no database)."""
+    state = replay(log[:n])
+    rows = [(seq, e.type, e.data) for seq, e in enumerate(log[:n], start=1)][::-1][: presenters.LOG_WINDOW]
+    members = {"gm": ("gm", "Gemma")}
+    for c in state.combatants.values():
+        if c.controller is not None:
+            members[c.controller] = ("player", f"Player {c.controller}")
+    battle = Battle(pk=7, campaign_id=7, seq=state.seq)
+    return presenters.Table(battle, state, rows, members, {})
+
+
+@pytest.mark.parametrize("key", sorted(RULESETS))
+def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render(key):
+    log = random_battle(key, seed=11, steps=80)
+    presenters.clear_caches()
+    cuts = sorted({*range(2, len(log) + 1, max(1, len(log) // 40)), len(log)})
+    acted = cached_waiting = 0
+    for n in cuts:
+        fast = presenters.class_regions(table_at(log, n))  # caches warm from the cuts before
+        fresh = table_at(log, n)  # its own memo: nothing shared with the render above
+        gm = presenters.render(presenters.GM_REGIONS, presenters.context_for(fresh, presenters.GM, None))
+        assert same(fast["gm"]) == same(gm), f"GM view after event {n}"
+        pl = presenters.shared_context(fresh, "pl")
+        for uid, html in fast["users"].items():
+            ctx = {**pl, **presenters.user_context(fresh, uid, False)}
+            assert same(html) == same(presenters.render(presenters.USER_REGIONS, ctx)), (
+                f"{uid} after event {n}"
+            )
+            if ctx["acting"] is not None and ctx["options"]:
+                acted += 1
+                # The GM's copy and the player's copy of the same forms never share a token.
+                mine, gms = TOKEN.findall(html), TOKEN.findall(fast["gm"])
+                assert mine and len(set(mine)) == len(mine) and not set(mine) & set(gms)
+            elif ctx["phase"] == "active":
+                cached_waiting += 1
+    assert acted and cached_waiting  # both shortcuts were taken
