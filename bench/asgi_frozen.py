@@ -1,7 +1,10 @@
 """The ASGI application for the benchmark's servers.
 
 The start-up heap is frozen (STACK.md: ``gc.freeze()`` removed the p99
-spikes) and view threads hand the GIL back to the event loop sooner. With
+spikes), as ``vtt/asgi.py`` does. The GIL's switch interval is Python's default
+(5 ms), as in production: 1 ms cost 15-30 % more CPU per action (paired closed-loop
+runs: 28.9/29.8/31.1 ms against 23.3/25.7/22.0 ms, 48-52 against 58-67 actions/s;
+100 seats: p95 54/48 against 42/39 ms). With
 ``BENCH_PHASES=<file>`` the server also records how long each stage of an
 action takes (the whole service call, and inside it the live push: reading
 the battle, rendering, handing the message to the channel layer) and
@@ -13,7 +16,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import sys
 import threading
 import time
 from collections import defaultdict
@@ -24,7 +26,6 @@ from vtt.asgi import application
 
 gc.collect()
 gc.freeze()
-sys.setswitchinterval(0.001)  # let the event loop (sockets, Redis) win the GIL back quickly from view threads
 
 __all__ = ["application"]
 
