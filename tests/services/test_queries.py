@@ -40,3 +40,80 @@ def test_queries_per_accepted_action_do_not_grow_with_the_log(campaign, gm, char
     few, many = _queries_for_one_action(short, users), _queries_for_one_action(long, users)
     # Lock and read the battle (with the caller's role and the token check), insert the events, update it.
     assert len(few) == len(many) == 3, many
+
+
+def _orm_lock(battle_id, user, token):
+    """The locking read as the ORM would write it (the reference for the raw statement)."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.db.models import Exists, OuterRef, Subquery
+
+    from combat.models import Battle, BattleEvent
+    from vtt.models import Membership
+
+    user_id = None if isinstance(user, AnonymousUser) else user.pk
+    roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]
+    rows = Battle.objects.filter(pk=battle_id).annotate(role=Subquery(roles))
+    if token is not None:
+        seen = BattleEvent.objects.filter(battle_id=OuterRef("pk"), client_token=token, actor_id=user_id)
+        rows = rows.annotate(
+            token_seen=Exists(seen),
+            snapshot_seq=Subquery(Battle.objects.filter(pk=OuterRef("pk")).values("seq")),
+        )
+    return rows.first()
+
+
+def test_the_locking_read_matches_the_orm_query():
+    """Role, token check and every field of the row, for each persona, anonymous, tokens seen and not."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.db import transaction
+
+    from combat.models import Battle
+    from tests.table import goblin_attacks_bram, table
+
+    users, _, battle = table()
+    goblin_attacks_bram(battle, users)
+    goblin = next(c for c in services.load_state(battle).combatants.values() if c.name == "Goblin")
+    action = {"kind": "gm.set_hp", "params": {"combatant": goblin.id, "hp": 7}}
+    assert services.gm_override(battle.pk, users["gm"], action, None, "used-token").ok
+    fields = [f.attname for f in Battle._meta.concrete_fields]
+    compared, seen = 0, 0
+    for user in [*users.values(), AnonymousUser()]:
+        for token in (None, "used-token", "never-used"):
+            for pk in (battle.pk, battle.pk + 1000):
+                with transaction.atomic():
+                    raw = services._lock(pk, user, token)
+                expected = _orm_lock(pk, user, token)
+                if expected is None:
+                    assert raw is None
+                    continue
+                assert [getattr(raw, f) for f in fields] == [getattr(expected, f) for f in fields]
+                assert raw.role == expected.role
+                if token is not None:
+                    assert (raw.token_seen, raw.snapshot_seq) == (expected.token_seen, expected.snapshot_seq)
+                    seen += raw.token_seen
+                compared += 1
+    assert compared == len(users) * 3 + 3 and seen == 1  # the GM's own token, and no one else's
+
+
+def test_append_writes_what_the_orm_reads():
+    """Events and the battle row written by the action's plain statements read back through the ORM unchanged."""
+    from django.utils import timezone
+
+    from combat.models import Battle, BattleEvent
+    from tests.table import table
+
+    users, _, battle = table()
+    data = {"text": "Ünïcode ✓ 'quotes' \"and\" \\ back", "nested": [1, {"a": None, "b": 2.5}], "flag": True}
+    rows = [
+        (battle.pk, battle.seq + 1 + i, f"test.event{i}", dict(data, i=i), users["gm"].pk, "tok", None)
+        for i in range(250)
+    ]
+    now = timezone.now()
+    services._insert_events([(*row[:-1], now) for row in rows])  # three statements of at most 100 rows
+    stored = list(BattleEvent.objects.filter(battle=battle, seq__gt=battle.seq).order_by("seq"))
+    assert [(e.seq, e.type, e.data, e.actor_id, e.client_token) for e in stored] == [row[1:6] for row in rows]
+    assert all(e.created == now for e in stored)
+    snapshot = {"deep": {"list": [1, 2, 3]}, "name": "Ünïcode"}
+    services._write(services.BATTLE_WRITE, (snapshot, battle.seq + 250, "ended", now, battle.pk))
+    row = Battle.objects.get(pk=battle.pk)
+    assert (row.snapshot, row.seq, row.status, row.updated) == (snapshot, battle.seq + 250, "ended", now)
