@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
 from django.db import connection, transaction
+from django.db.models import Field
 from django.utils import timezone
 
 from combat.engine.actions import Action, Refusal, RefusalCode
@@ -287,7 +288,9 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
     first = battle.seq + 1
     actor_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
     now = timezone.now()
-    _insert_events([(battle.pk, first + i, e.type, e.data, actor_id, token, now) for i, e in enumerate(events)])
+    _insert_events(
+        [(battle.pk, first + i, e.type, e.data, actor_id, token, now) for i, e in enumerate(events)]
+    )
     seq = battle.seq + len(events)
     snapshot = state.to_dict()
     _write(BATTLE_WRITE, (snapshot, seq, _status(state), now, battle.pk))
@@ -306,25 +309,40 @@ BATTLE_WRITE = ("snapshot", "seq", "status", "updated", "id")
 ROWS_PER_INSERT = 100
 
 
+def _concrete(
+    model: type[Battle] | type[BattleEvent], names: tuple[str, ...]
+) -> list[tuple[Field[Any, Any], str]]:
+    """(field, quoted column) of each named concrete field."""
+    out = []
+    for name in names:
+        f = model._meta.get_field(name)
+        assert isinstance(f, Field) and f.column, name
+        out.append((f, connection.ops.quote_name(f.column)))
+    return out
+
+
 def _insert_events(rows: list[tuple[Any, ...]]) -> None:
     """INSERT the event rows (values in ``EVENT_COLUMNS`` order), at most ``ROWS_PER_INSERT`` per statement."""
-    fields = [BattleEvent._meta.get_field(name) for name in EVENT_COLUMNS]
-    qn = connection.ops.quote_name
-    head = f"INSERT INTO {qn(BattleEvent._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) VALUES "
+    columns = _concrete(BattleEvent, EVENT_COLUMNS)
+    fields = [f for f, _ in columns]
+    table = connection.ops.quote_name(BattleEvent._meta.db_table)
+    head = f"INSERT INTO {table} ({', '.join(c for _, c in columns)}) VALUES "
     one = f"({', '.join(['%s'] * len(fields))})"
     with connection.cursor() as cursor:
         for start in range(0, len(rows), ROWS_PER_INSERT):
             chunk = rows[start : start + ROWS_PER_INSERT]
-            params = [f.get_db_prep_save(v, connection) for row in chunk for f, v in zip(fields, row, strict=True)]
+            params = [
+                f.get_db_prep_save(v, connection) for row in chunk for f, v in zip(fields, row, strict=True)
+            ]
             cursor.execute(head + ", ".join([one] * len(chunk)), params)
 
 
 def _write(columns: tuple[str, ...], values: tuple[Any, ...]) -> None:
     """UPDATE the battle row: every column but the last set to its value, WHERE the last (the key) matches."""
-    fields = [Battle._meta.get_field(name) for name in columns]
-    qn = connection.ops.quote_name
-    sets = ", ".join(f"{qn(f.column)} = %s" for f in fields[:-1])
-    sql = f"UPDATE {qn(Battle._meta.db_table)} SET {sets} WHERE {qn(fields[-1].column)} = %s"
+    named = _concrete(Battle, columns)
+    fields = [f for f, _ in named]
+    sets = ", ".join(f"{c} = %s" for _, c in named[:-1])
+    sql = f"UPDATE {connection.ops.quote_name(Battle._meta.db_table)} SET {sets} WHERE {named[-1][1]} = %s"
     with connection.cursor() as cursor:
         cursor.execute(sql, [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)])
 
