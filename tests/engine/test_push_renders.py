@@ -1,4 +1,4 @@
-"""The push's shortcuts render what a fresh render of each viewer would: cached own regions, shared option forms."""
+"""Random battles of every ruleset through the push's shortcuts: cached own regions and shared option forms render what a fresh render of each viewer would."""
 
 from __future__ import annotations
 
