@@ -27,9 +27,7 @@ Caches (cachetools, per process; ``clear_caches`` empties them):
 
 from __future__ import annotations
 
-import base64
 import json
-import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +46,7 @@ from combat.engine.state import BattleState, Combatant
 from combat.engine.view import filter_event, hidden_ids
 from combat.models import Battle, BattleEvent
 from combat.outcome import notices
-from combat.templatetags.battle_tags import TOKEN_SLOT
+from combat.templatetags.battle_tags import TOKEN_SLOT, fresh_token_values
 from combat.templatetags.battle_words import describe
 from vtt.models import Character, Membership, media_url
 
@@ -699,16 +697,11 @@ def _own_region_key(region: str, ctx: dict[str, Any]) -> Any:
 
 
 def fresh_tokens(html: str) -> str:
-    """A shared render's forms, each with a fresh client token of its own.
-
-    The tokens are ``secrets.token_urlsafe(12)``'s, from one read of the system's random source
-    for all of them (one read per token cost ~6 % of a server's busy time under load).
-    """
+    """A shared render's forms, each with a fresh client token of its own."""
     parts = html.split(TOKEN_SLOT)
-    raw = secrets.token_bytes(12 * (len(parts) - 1))
     out = [parts[0]]
-    for i, part in enumerate(parts[1:]):
-        out += (base64.urlsafe_b64encode(raw[12 * i : 12 * i + 12]).decode("ascii"), part)
+    for token, part in zip(fresh_token_values(len(parts) - 1), parts[1:], strict=True):
+        out += (token, part)
     return "".join(out)
 
 
