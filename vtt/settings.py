@@ -280,6 +280,8 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 SESSION_COOKIE_HTTPONLY = True
+# Database sessions (deleting a row ends the session at once), read with one plain statement.
+SESSION_ENGINE = "vtt.sessions"
 # No script reads the CSRF cookie: pages send the token from the template (base.html's hx-headers).
 CSRF_COOKIE_HTTPONLY = True
 
