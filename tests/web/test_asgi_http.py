@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 
 import pytest
@@ -98,3 +99,13 @@ async def test_requests_reuse_their_threads_and_requests_at_once_get_one_each(mo
     responses = await asyncio.gather(_get("/accounts/login/"), _get("/accounts/login/"))
     assert [r["status"] for r in responses] == [200, 200]
     assert len(set(seen)) == 2
+
+
+def test_every_page_names_its_icon_and_the_icon_is_served(client):
+    """The browser's tab icon comes from the page's link, not a /favicon.ico that would 404 on every page."""
+    page = client.get("/accounts/login/")
+    found = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', page.content.decode())
+    assert found
+    icon = client.get(found.group(1))
+    body = b"".join(icon.streaming_content) if icon.streaming else icon.content
+    assert icon.status_code == 200 and body.startswith(b"<svg")
