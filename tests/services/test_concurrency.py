@@ -100,3 +100,13 @@ def test_a_double_tap_that_waited_for_the_lock_returns_the_first_result(
     assert second[0].seq == first.seq == fresh(battle.pk).seq
     assert BattleEvent.objects.filter(battle_id=battle.pk, client_token="tap").count() == len(first.events)
     assert_snapshot_is_log(battle.pk)
+
+
+def test_sqlite_writers_queue_on_a_process_lock_and_others_on_the_row_lock():
+    """On SQLite a service's write transaction holds the process's writer lock (not a nested one); never on PostgreSQL."""
+    with services._writing():
+        held = services._SQLITE_WRITER.locked()
+    assert held == (connection.vendor == "sqlite")
+    assert not services._SQLITE_WRITER.locked()
+    with transaction.atomic(), services._writing():  # already in a transaction: it holds SQLite's write lock
+        assert not services._SQLITE_WRITER.locked()
