@@ -679,7 +679,7 @@ def _own_region_key(region: str, ctx: dict[str, Any]) -> Any:
 
     Forms carry the battle's seq and a fresh client token, so an action panel with options and a
     prompt with a question always render. Everything else a player's own regions show is in the key
-    (``test_own_regions_from_the_cache_match_a_fresh_render`` renders both ways and compares): most
+    (``tests/engine/test_push_renders.py`` renders both ways in random battles and compares): most
     changes are someone else's turn, and a waiting player's panel, empty prompt and unchanged sheet
     are then cache hits instead of three renders.
     """

@@ -25,7 +25,8 @@ def _select(vendor: str) -> str:
     """The read of ``Session.objects.get(session_key=..., expire_date__gt=now)``, as SQL."""
     qn = connections[router.db_for_read(Session)].ops.quote_name
     columns = ", ".join(qn(f.column) for f in Session._meta.concrete_fields)
-    return f"SELECT {columns} FROM {qn(Session._meta.db_table)} WHERE {qn('session_key')} = %s AND {qn('expire_date')} > %s"
+    where = f"{qn('session_key')} = %s AND {qn('expire_date')} > %s"
+    return f"SELECT {columns} FROM {qn(Session._meta.db_table)} WHERE {where}"
 
 
 class SessionStore(DatabaseSessionStore):
