@@ -325,8 +325,9 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
     )
 
 
-# The two writes of every action, as plain statements: the ORM's bulk_create and update compiled
-# theirs anew for each action (~10 % of an action's CPU). Values go through each field's own
+# The two writes of every action, as plain statements written once per database (``_insert_sql``,
+# ``_update_sql``): the ORM's bulk_create and update compiled theirs anew for each action (~10 % of
+# an action's CPU). Values go through each field's own
 # get_db_prep_save (JSON, dates, keys), as the ORM's would; ``test_append_writes_what_the_orm_reads``.
 EVENT_COLUMNS = ("battle", "seq", "type", "data", "actor", "client_token", "created")
 BATTLE_WRITE = ("snapshot", "seq", "status", "updated", "id")
@@ -335,23 +336,41 @@ ROWS_PER_INSERT = 100
 
 def _concrete(
     model: type[Battle] | type[BattleEvent], names: tuple[str, ...]
-) -> list[tuple[Field[Any, Any], str]]:
-    """(field, quoted column) of each named concrete field."""
-    out = []
+) -> tuple[list[Field[Any, Any]], list[str]]:
+    """The named concrete fields of ``model``, and their quoted columns."""
+    fields, columns = [], []
     for name in names:
         f = model._meta.get_field(name)
         assert isinstance(f, Field) and f.column, name
-        out.append((f, connection.ops.quote_name(f.column)))
-    return out
+        fields.append(f)
+        columns.append(connection.ops.quote_name(f.column))
+    return fields, columns
+
+
+@functools.cache
+def _insert_sql(vendor: str) -> tuple[list[Field[Any, Any]], str, str]:
+    """(fields, "INSERT INTO ... VALUES ", one row's placeholders) of the event insert."""
+    fields, columns = _concrete(BattleEvent, EVENT_COLUMNS)
+    head = (
+        f"INSERT INTO {connection.ops.quote_name(BattleEvent._meta.db_table)} ({', '.join(columns)}) VALUES "
+    )
+    return fields, head, f"({', '.join(['%s'] * len(fields))})"
+
+
+@functools.cache
+def _update_sql(vendor: str, columns: tuple[str, ...]) -> tuple[list[Field[Any, Any]], str]:
+    """(fields, statement) of an UPDATE of the battle row setting every column but the last, keyed by the last."""
+    fields, quoted = _concrete(Battle, columns)
+    sets = ", ".join(f"{c} = %s" for c in quoted[:-1])
+    return (
+        fields,
+        f"UPDATE {connection.ops.quote_name(Battle._meta.db_table)} SET {sets} WHERE {quoted[-1]} = %s",
+    )
 
 
 def _insert_events(rows: list[tuple[Any, ...]]) -> None:
     """INSERT the event rows (values in ``EVENT_COLUMNS`` order), at most ``ROWS_PER_INSERT`` per statement."""
-    columns = _concrete(BattleEvent, EVENT_COLUMNS)
-    fields = [f for f, _ in columns]
-    table = connection.ops.quote_name(BattleEvent._meta.db_table)
-    head = f"INSERT INTO {table} ({', '.join(c for _, c in columns)}) VALUES "
-    one = f"({', '.join(['%s'] * len(fields))})"
+    fields, head, one = _insert_sql(connection.vendor)
     with connection.cursor() as cursor:
         for start in range(0, len(rows), ROWS_PER_INSERT):
             chunk = rows[start : start + ROWS_PER_INSERT]
@@ -363,10 +382,7 @@ def _insert_events(rows: list[tuple[Any, ...]]) -> None:
 
 def _write(columns: tuple[str, ...], values: tuple[Any, ...]) -> None:
     """UPDATE the battle row: every column but the last set to its value, WHERE the last (the key) matches."""
-    named = _concrete(Battle, columns)
-    fields = [f for f, _ in named]
-    sets = ", ".join(f"{c} = %s" for _, c in named[:-1])
-    sql = f"UPDATE {connection.ops.quote_name(Battle._meta.db_table)} SET {sets} WHERE {named[-1][1]} = %s"
+    fields, sql = _update_sql(connection.vendor, columns)
     with connection.cursor() as cursor:
         cursor.execute(sql, [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)])
 
