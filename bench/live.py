@@ -520,6 +520,25 @@ class Table:
         return min(s.seq for s in self.seats)
 
 
+def next_action(gm_frame: str, cid: str, seq: int, rng: random.Random) -> dict[str, str]:
+    """The form the acting combatant ``cid`` posts next: a move to a random square it may reach
+    (60 %, when the GM's panel offers one), else the end of its turn."""
+    data = {
+        "kind": "end_turn",
+        "actor": cid,
+        "params": "{}",
+        "expected_seq": str(seq),
+        "client_token": secrets.token_hex(8),
+    }
+    move = MOVE_FORM.search(gm_frame)
+    if move and rng.random() < 0.6:
+        option = json.loads(html.unescape(move.group(1)))
+        if option.get("squares"):
+            sq = rng.choice(option["squares"])
+            data.update(kind="move", square=f"{sq[0]},{sq[1]}")
+    return data
+
+
 async def act_loop(
     table: Table,
     cookies: dict[str, dict[str, str]],
@@ -543,19 +562,7 @@ async def act_loop(
             return done
         cid = actor.group(1)
         user = table.owner.get(cid, table.gm_user)
-        data = {
-            "kind": "end_turn",
-            "actor": cid,
-            "params": "{}",
-            "expected_seq": str(seq),
-            "client_token": secrets.token_hex(8),
-        }
-        move = MOVE_FORM.search(frame)
-        if move and rng.random() < 0.6:
-            option = json.loads(html.unescape(move.group(1)))
-            if option.get("squares"):
-                sq = rng.choice(option["squares"])
-                data.update(kind="move", square=f"{sq[0]},{sq[1]}")
+        data = next_action(frame, cid, seq, rng)
         c = cookies[user]
         table.changed.clear()
         t0 = time.perf_counter()

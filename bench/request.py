@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import html
-import json
 import os
 import pstats
 import random
@@ -40,7 +38,7 @@ os.environ.update(
 )
 os.environ.pop("REDIS_URL", None)  # the in-memory channel layer: this bench measures one process
 
-from bench.live import ACTOR, MOVE_FORM, setup_tables  # noqa: E402
+from bench.live import ACTOR, next_action, setup_tables  # noqa: E402
 
 
 def main() -> None:
@@ -104,19 +102,7 @@ def main() -> None:
         assert actor is not None, "no one acts"
         cid = actor.group(1)
         client, token = clients[owner.get(cid, setup["gm"])]
-        data = {
-            "kind": "end_turn",
-            "actor": cid,
-            "params": "{}",
-            "expected_seq": str(frame["seq"]),
-            "client_token": secrets.token_hex(8),
-        }
-        move = MOVE_FORM.search(frame["gm"])
-        if move and rng.random() < 0.6:
-            option = json.loads(html.unescape(move.group(1)))
-            if option.get("squares"):
-                sq = rng.choice(option["squares"])
-                data.update(kind="move", square=f"{sq[0]},{sq[1]}")
+        data = next_action(frame["gm"], cid, frame["seq"], rng)
         seq = frame["seq"]
         if profiler and i == args.warmup:
             profiler.enable()
