@@ -5,7 +5,10 @@ renders each region once per visibility class (and each player's own
 regions) into one message for the battle's group; the consumer picks the
 part for its class and its user and sends those bytes. It renders for itself
 only when a page (re)connects behind the battle's seq, or when its user's
-role changes. It also joins its user's own group, for messages meant for one
+role changes. The battle's group messages reach it through its process's one
+subscription to that group (``combat.fanout``), into an outbox of its own; a
+client that lets more than ``SLOW_BACKLOG`` of them wait is dropped (4429). It
+also joins its user's own group, for messages meant for one
 person, and its account's group (``combat.sockets``), which says when the
 account's membership, role, password or session changed.
 
@@ -35,7 +38,7 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
-from combat import live, presenters, sockets
+from combat import fanout, live, presenters, sockets
 from combat.engine.actions import loads_bounded
 from combat.models import Battle
 from vtt.models import Membership
@@ -105,9 +108,13 @@ class BattleConsumer(sockets.PushConsumer):
     present: bool = False
     closing: bool = False
     recheck_task: asyncio.Task | None = None
+    outbox: fanout.Outbox | None = None
+    dropping: bool = False
+    send_lock: asyncio.Lock
 
     async def connect(self) -> None:
         self.groups_joined = []
+        self.send_lock = asyncio.Lock()
         try:
             self.battle_id = int(self.scope["url_route"]["kwargs"]["battle_id"])
         except (KeyError, TypeError, ValueError):
@@ -132,12 +139,14 @@ class BattleConsumer(sockets.PushConsumer):
         self.checked_at = time.monotonic()
         self.vclass = live.vclass_of(self.role)
         self.groups_joined = [
-            live.battle_group(self.battle_id),
             live.user_group(self.battle_id, self.user_id),
             sockets.account_group(self.user_id),
         ]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        # The battle's own messages (pushes, presence) come through this process's one subscription.
+        self.outbox = fanout.Outbox(self.dispatch)
+        await fanout.join(self.channel_layer, live.battle_group(self.battle_id), self)
         await self.accept()
         await self._join()
         self.recheck_task = asyncio.get_running_loop().create_task(self._recheck_forever())
@@ -158,6 +167,10 @@ class BattleConsumer(sockets.PushConsumer):
             self.sync_task.cancel()
         if self.recheck_task is not None and self.recheck_task is not asyncio.current_task():
             self.recheck_task.cancel()
+        outbox, self.outbox = self.outbox, None
+        if outbox is not None:
+            outbox.close()
+            await fanout.leave(self.channel_layer, live.battle_group(self.battle_id), self)
         groups, self.groups_joined = getattr(self, "groups_joined", []), []
         for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
@@ -268,35 +281,41 @@ class BattleConsumer(sockets.PushConsumer):
             return
         self.synced_at = time.monotonic()
         seen = message.get("seq")
-        fresh = await database_sync_to_async(_fresh)(self.battle_id, self.role, self.user_id)
-        if fresh is None:
-            await self._close(CLOSE_REVOKED, "This battle no longer exists.")
-            return
-        seq, html = fresh
-        if role_changed and self.role != live.GM:
-            html += EMPTY_GM_PANEL
-        if message.get("reconnect") is True or type(seen) is not int or seen != seq:
-            await self.send(text_data=html)
+        # Held from the read to the send: a push that arrives meanwhile goes out after this older render.
+        async with self.send_lock:
+            fresh = await database_sync_to_async(_fresh)(self.battle_id, self.role, self.user_id)
+            if fresh is None:
+                await self._close(CLOSE_REVOKED, "This battle no longer exists.")
+                return
+            seq, html = fresh
+            if role_changed and self.role != live.GM:
+                html += EMPTY_GM_PANEL
+            if message.get("reconnect") is True or type(seen) is not int or seen != seq:
+                await self.send(text_data=html)
 
     # ------------------------------------------------------------ group handlers
+
+    def offer(self, message: dict[str, Any]) -> None:
+        """A battle message from this process's subscription (``combat.fanout``): queue it, never block.
+
+        A client that cannot keep up (more than ``SLOW_BACKLOG`` messages waiting while one is being
+        sent) is dropped: it reconnects and syncs; the others never wait for it.
+        """
+        if self.closing or self.dropping or self.outbox is None:
+            return
+        if self.outbox.put(message) > SLOW_BACKLOG:
+            self.dropping = True
+            self.outbox.clear()
+            asyncio.get_running_loop().create_task(
+                self._close(CLOSE_SLOW, "Too slow to follow the table; reconnecting.")
+            )
 
     async def battle_push(self, event: dict[str, Any]) -> None:
         """Pick this socket's bytes: its class's regions, and a player's own regions."""
         if not await self._allowed():
             return
-        if self._backlog() > SLOW_BACKLOG:
-            # This client cannot keep up: drop it (it reconnects and syncs), never the others.
-            await self._close(CLOSE_SLOW, "Too slow to follow the table; reconnecting.")
-            return
         html = event[self.vclass]
         if self.vclass == "pl":
             html += event["users"].get(self.user_id, "")
-        await self.send(text_data=html)
-
-    def _backlog(self) -> int:
-        """Messages waiting in this socket's channel (0 when the layer does not say)."""
-        try:
-            queue = self.channel_layer.channels.get(self.channel_name)
-            return queue.qsize() if queue is not None else 0
-        except Exception:  # a layer without per-channel queues
-            return 0
+        async with self.send_lock:
+            await self.send(text_data=html)

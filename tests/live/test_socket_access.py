@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import Client
 
-from combat import consumers, services, sockets
+from combat import consumers, live, services, sockets
 from tests.sockets import communicator, frames, presence_lines
 from tests.table import SECRET_HP
 from vtt.models import Membership
@@ -276,14 +276,9 @@ async def test_a_client_too_slow_to_follow_is_dropped_and_the_others_are_not(liv
     try:
         await presence_lines(gm, 0.2)
         await presence_lines(slow, 0.2)
-        (channel,) = [
-            ch
-            for ch, (uid, _) in (await sockets.store().entries(battle.pk)).items()
-            if uid == str(users["player"].pk)
-        ]
         push = {"type": "battle.push", "seq": 0, "gm": "", "pl": "<i>x</i>", "users": {}}
-        for _ in range(6):
-            await layer.send(channel, push)
+        for _ in range(6):  # the battle's group: this process's one subscription hands them to each socket
+            await layer.group_send(live.battle_group(battle.pk), push)
         assert (await _closed(slow, 2.0))["code"] == consumers.CLOSE_SLOW
         await database_sync_to_async(_gm_skips)(battle, users["gm"])
         assert 'id="board"' in "".join(await frames(gm, 3.0, until='id="battle-seq"'))

@@ -1,0 +1,128 @@
+"""A battle's messages reach a process's sockets through one subscription (``combat.fanout``).
+
+Each server process joins a battle's group once, whatever the number of its sockets on that
+battle; every socket still gets every push, in order, and only its own bytes; the last socket
+to leave takes the subscription with it; a socket's fresh render never lands after a newer push.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from combat import consumers, fanout, live, services
+from tests.sockets import communicator, frames, presence_lines
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _connect(battle_id, cookie):
+    comm = communicator(battle_id, cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    return comm
+
+
+def _gm_skips(battle, gm):
+    battle.refresh_from_db()
+    result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
+    assert result.ok, result.reason
+    return result.seq
+
+
+def _seqs(html: str) -> list[int]:
+    """The battle seq of every region set in ``html``, in the order they arrived."""
+    marker = 'id="battle-seq" hx-swap-oob="true" data-seq="'
+    return [int(part.split('"')[0]) for part in html.split(marker)[1:]]
+
+
+def _layer_groups(layer) -> dict:
+    """The layer's group -> channels of this process (both layers keep them in ``groups``)."""
+    inner = getattr(layer, "_get_layer", None)
+    groups = (inner() if inner else layer).groups
+    return {name: set(channels) for name, channels in groups.items()}
+
+
+async def test_a_process_joins_a_battles_group_once_and_the_last_socket_leaves_it(live_table):
+    users, _, battle, cookies = live_table
+    layer = get_channel_layer()
+    group = live.battle_group(battle.pk)
+    seats = [
+        await _connect(battle.pk, cookies[name]) for name in ("gm", "player", "other_player", "observer")
+    ]
+    try:
+        for seat in seats:
+            await presence_lines(seat, 0.2)
+        assert fanout.members(layer, group) == 4
+        battle_groups = [channels for name, channels in _layer_groups(layer).items() if name.endswith(group)]
+        # One channel of this process in the battle's group, not one per socket.
+        assert len(battle_groups) == 1 and len(battle_groups[0]) == 1
+        (reader,) = battle_groups[0]
+        assert "fanout." in reader  # the process's reader, not a socket's own channel
+
+        seq = await database_sync_to_async(_gm_skips)(battle, users["gm"])
+        got = ["".join(await frames(seat, 2.0, until='id="battle-seq"')) for seat in seats]
+        for html in got:
+            assert f'data-seq="{seq}"' in html and 'id="board"' in html
+        assert 'id="gm-panel"' in got[0]  # the GM's bytes...
+        assert all('id="gm-panel"' not in html for html in got[1:])  # ...to the GM only
+        assert 'id="actions"' in got[1] and 'id="actions"' not in got[3]  # a player's own regions
+    finally:
+        for seat in seats[1:]:
+            await seat.disconnect()
+    assert fanout.members(layer, group) == 1
+    await seats[0].disconnect()
+    assert fanout.members(layer, group) == 0
+    assert not [name for name in _layer_groups(layer) if name.endswith(group)]
+
+
+async def test_every_socket_gets_every_push_in_order(live_table):
+    users, _, battle, cookies = live_table
+    gm = await _connect(battle.pk, cookies["gm"])
+    player = await _connect(battle.pk, cookies["player"])
+    try:
+        await presence_lines(gm, 0.2)
+        await presence_lines(player, 0.2)
+        seqs = []
+        for _ in range(4):
+            seqs.append(await database_sync_to_async(_gm_skips)(battle, users["gm"]))
+        for seat in (gm, player):
+            html = "".join(await frames(seat, 3.0, until=f'data-seq="{seqs[-1]}"'))
+            assert _seqs(html) == seqs
+    finally:
+        await gm.disconnect()
+        await player.disconnect()
+
+
+async def test_a_fresh_render_never_lands_after_a_newer_push(live_table, monkeypatch):
+    users, _, battle, cookies = live_table
+    # The fresh render is read before the GM's change and sent after it: the push must wait for it.
+    loop = asyncio.get_running_loop()
+    read = asyncio.Event()
+    fresh = consumers._fresh
+
+    def slow_fresh(*args):
+        out = fresh(*args)
+        loop.call_soon_threadsafe(read.set)
+        time.sleep(0.3)
+        return out
+
+    monkeypatch.setattr(consumers, "_fresh", slow_fresh)
+    gm = await _connect(battle.pk, cookies["gm"])
+    try:
+        await presence_lines(gm, 0.2)
+        await gm.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
+        await asyncio.wait_for(read.wait(), 2.0)
+        before = battle.seq
+        # Another thread than the socket's database thread, so the change lands during the slow read.
+        seq = await sync_to_async(_gm_skips, thread_sensitive=False)(battle, users["gm"])
+        html = "".join(await frames(gm, 3.0, until=f'data-seq="{seq}"'))
+        assert _seqs(html) == [before, seq]  # the older render first, the push last: the page ends up current
+    finally:
+        await gm.disconnect()
