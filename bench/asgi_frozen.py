@@ -58,6 +58,5 @@ if os.environ.get("BENCH_PHASES"):
     services.submit_action = _timed("service call (lock, rules, write, push)", services.submit_action)
     presenters.load_table = _timed("push: read battle", presenters.load_table)
     live.message_for = _timed("push: render regions", live.message_for)
-    _a2s = live.async_to_sync
-    live.async_to_sync = lambda fn: _timed("push: to channel layer", _a2s(fn))
+    live.publish = _timed("push: hand-over to the channel layer", live.publish)
     threading.Thread(target=_write, args=(os.environ["BENCH_PHASES"],), daemon=True).start()

@@ -29,12 +29,14 @@ from combat import presenters
 from combat.engine.events import Event
 from combat.engine.state import BattleState
 from combat.models import Battle
+from vtt.handlers import SERVER_LOOP
 
 log = logging.getLogger(__name__)
 
 GM, PLAYER = presenters.GM, presenters.PLAYER
 PUSH = "battle.push"
 vclass_of = presenters.vclass_of
+_PUBLISHING: set[asyncio.Task[None]] = set()  # publishes under way (a task needs a reference)
 
 
 def battle_group(battle_id: int) -> str:
@@ -58,6 +60,38 @@ async def _send(group: str, message: dict[str, Any]) -> None:
         await layer.group_send(group, message)
 
 
+def _published(task: asyncio.Task[None]) -> None:
+    _PUBLISHING.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.error("live push failed", exc_info=task.exception())
+
+
+def _publish_on_loop(group: str, message: dict[str, Any]) -> None:
+    """Start publishing on the running loop; the caller does not wait for it."""
+    task = asyncio.get_running_loop().create_task(_send(group, message))
+    _PUBLISHING.add(task)
+    task.add_done_callback(_published)
+
+
+def publish(group: str, message: dict[str, Any]) -> None:
+    """Send ``message`` to ``group`` from any thread, without holding a request thread for it.
+
+    On the loop's own thread: a task. On a request thread of a running server: handed to the
+    server's loop, which publishes in the order the hand-overs came. Elsewhere (a management
+    command, a test calling a service): sent before returning.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        loop = SERVER_LOOP.get()
+        if loop is not None and loop.is_running() and not loop.is_closed():
+            loop.call_soon_threadsafe(_publish_on_loop, group, message)
+        else:
+            async_to_sync(_send)(group, message)
+    else:  # called from a thread that runs an event loop: never block it
+        _publish_on_loop(group, message)
+
+
 def battle_written(battle: Battle, state: BattleState, events: list[Event]) -> None:
     """Services' on-commit hook after an action: the row, state and events it wrote (nothing is read)."""
     battle_changed(battle.pk, battle.seq, battle, state, events)
@@ -75,14 +109,6 @@ def battle_changed(
         table = presenters.load_table(battle_id, battle, state=state, new_events=events)
         if table is None:
             return
-        message = message_for(table)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if loop is None:
-            async_to_sync(_send)(battle_group(battle_id), message)
-        else:  # called from a thread that runs an event loop: never block it
-            loop.create_task(_send(battle_group(battle_id), message))
+        publish(battle_group(battle_id), message_for(table))
     except Exception:  # a failed push must never undo a committed action
         log.exception("live push for battle %s failed", battle_id)

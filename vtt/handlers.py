@@ -20,6 +20,8 @@ its one thread, no other request in it meanwhile), without a thread's start and 
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -27,6 +29,12 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest, HttpResponseBase
+
+# The event loop of the server handling the current request: a request thread can hand work to it
+# (``combat.live.publish``) without waiting for it.
+SERVER_LOOP: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
+    "server_loop", default=None
+)
 
 
 class OneThreadASGIHandler(ASGIHandler):
@@ -45,6 +53,7 @@ class OneThreadASGIHandler(ASGIHandler):
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
         executor = self._executors.pop() if self._executors else ThreadPoolExecutor(1, "request")
+        SERVER_LOOP.set(asyncio.get_running_loop())  # this request's context (and its thread's) only
         try:
             async with ThreadSensitiveContext(executor=executor):
                 await self.handle(scope, receive, send)

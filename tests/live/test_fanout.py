@@ -126,3 +126,45 @@ async def test_a_fresh_render_never_lands_after_a_newer_push(live_table, monkeyp
         assert _seqs(html) == [before, seq]  # the older render first, the push last: the page ends up current
     finally:
         await gm.disconnect()
+
+
+async def test_a_request_thread_hands_its_push_to_the_servers_loop_without_waiting(monkeypatch):
+    from vtt.handlers import SERVER_LOOP
+
+    loop = asyncio.get_running_loop()
+    released = asyncio.Event()
+    sent: list[tuple[str, dict]] = []
+
+    async def slow_send(group, message):
+        await released.wait()  # the loop is busy elsewhere: the publish waits
+        sent.append((group, message))
+
+    monkeypatch.setattr(live, "_send", slow_send)
+
+    def request_thread():
+        SERVER_LOOP.set(loop)
+        started = time.monotonic()
+        live.publish("battle-1", {"type": "battle.push", "seq": 1})
+        return time.monotonic() - started
+
+    try:
+        took = await asyncio.wait_for(sync_to_async(request_thread, thread_sensitive=False)(), 2.0)
+        assert took < 0.5 and sent == []  # the thread went on before the publish happened
+    finally:
+        released.set()
+    for _ in range(50):
+        if sent:
+            break
+        await asyncio.sleep(0.01)
+    assert sent == [("battle-1", {"type": "battle.push", "seq": 1})]  # and the loop published it
+
+
+def test_without_a_server_loop_a_push_is_sent_before_publish_returns(monkeypatch):
+    sent = []
+
+    async def record(group, message):
+        sent.append(group)
+
+    monkeypatch.setattr(live, "_send", record)
+    live.publish("battle-2", {"type": "battle.push"})
+    assert sent == ["battle-2"]
