@@ -7,8 +7,9 @@ one action POST hopped between the event loop and a worker thread about twenty t
 future, a thread wake-up and a loop wake-up, under the GIL shared with every socket of the process).
 Here the chain is loaded in sync mode and run with ONE ``sync_to_async`` call per request, in the
 request's own thread (``thread_sensitive``, as Django's own hops: the database connection the view
-uses is the one the request-finished signal returns to the pool). Reading the body, sending the
-response and the request signals stay as in Django's handler. An async view would still work (Django
+uses is the one the request-finished signal returns to the pool), with the request signals and the
+response's close in the same hop (``handle``). Reading the body and sending the response stay as in
+Django's handler. An async view would still work (Django
 adapts it in sync mode), but it would then cost two hops.
 
 Django's handler also opens a new ``ThreadSensitiveContext`` per request, whose executor starts a new
@@ -26,9 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core import signals
+from django.core.exceptions import RequestAborted
 from django.core.handlers import base
-from django.core.handlers.asgi import ASGIHandler
-from django.http import HttpRequest, HttpResponseBase
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse, HttpRequest, HttpResponseBase
+from django.urls import set_script_prefix
 
 # The event loop of the server handling the current request: a request thread can hand work to it
 # (``combat.live.publish``) without waiting for it.
@@ -62,6 +66,43 @@ class OneThreadASGIHandler(ASGIHandler):
                 self._executors.append(executor)
             else:
                 executor.shutdown(wait=False)
+
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        """As Django's, with the request's sync work in one thread hop: the request-started signal,
+        the middleware chain and view, and (for a response that is not streamed) its close, which
+        sends the request-finished signal and so gives the database connection back before the
+        bytes go out. Django's handler makes three hops and two tasks of it (the second one listens
+        for a disconnect so that an async view can be cancelled; a sync view runs to its end anyway).
+        """
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        try:
+            request, error_response = self.create_request(scope, body_file)
+            if request is None:
+                await self.send_response(error_response, send)
+                await sync_to_async(error_response.close)()
+                return
+            response = await sync_to_async(self._respond, thread_sensitive=True)(request, scope)
+            try:
+                await self.send_response(response, send)
+            finally:
+                if response.streaming:
+                    await sync_to_async(response.close)()
+        finally:
+            body_file.close()
+
+    def _respond(self, request: HttpRequest, scope: Any) -> HttpResponseBase:
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        response = self.get_response(request)
+        response._handler_class = self.__class__  # type: ignore[attr-defined]  # as Django's handler
+        if isinstance(response, FileResponse):
+            response.block_size = self.chunk_size
+        if not response.streaming:
+            response.close()
+        return response
 
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)

@@ -7,6 +7,7 @@ import re
 import threading
 
 import pytest
+from asgiref.sync import SyncToAsync
 from channels.testing import HttpCommunicator
 from django.http import HttpResponse
 
@@ -65,6 +66,47 @@ async def test_middleware_and_view_share_one_thread(monkeypatch):
     response = await _get("/accounts/login/")
     assert response["status"] == 200 and response["body"] == b"ok"
     assert threads["middleware"] == threads["view"] != threading.get_ident()
+
+
+async def test_the_request_signals_and_the_view_run_in_one_hop_before_the_bytes_go_out(monkeypatch):
+    """request_started, the view and request_finished (the connection back to the pool) share one
+    thread hop, and the request is finished before its response is sent."""
+    from django.core import signals
+
+    from vtt.asgi import django_asgi_app
+
+    order: list[tuple[str, int]] = []
+
+    def started(**kwargs):
+        order.append(("started", threading.get_ident()))
+
+    def finished(**kwargs):
+        order.append(("finished", threading.get_ident()))
+
+    def view(request, *args, **kwargs):
+        order.append(("view", threading.get_ident()))
+        return HttpResponse("ok")
+
+    hops = 0
+    call = SyncToAsync.__call__
+
+    async def counting(self, *args, **kwargs):
+        nonlocal hops
+        hops += 1
+        return await call(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counting)
+    monkeypatch.setattr(django_asgi_app, "resolve_request", lambda request: _resolved(view))
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        response = await _get("/accounts/login/")
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert response["status"] == 200 and response["body"] == b"ok"
+    assert [name for name, _ in order] == ["started", "view", "finished"]
+    assert len({thread for _, thread in order}) == 1 and hops == 1
 
 
 def _resolved(view):
