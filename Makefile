@@ -75,7 +75,9 @@ bench: install
 	$(PY) bench/engine.py --battles 10
 	$(PY) bench/suite.py
 
-# A py-spy flame graph of one server process under the 20 x 6 closed loop: profile.svg.
+# A py-spy flame graph of one server process under the 20 x 6 closed loop: profile.svg. By default it
+# samples the thread holding the GIL only (where the CPU goes); PROFILE_FLAGS= samples every busy thread.
 PROFILE ?= profile.svg
+PROFILE_FLAGS ?= --profile-gil
 profile: install
-	$(PY) bench/live.py -B 20 -C 6 --think-ms 0 --actions 100000 --seconds 30 --profile $(PROFILE)
+	$(PY) bench/live.py -B 20 -C 6 --think-ms 0 --actions 100000 --seconds 30 --profile $(PROFILE) $(PROFILE_FLAGS)

@@ -106,6 +106,11 @@ def parse_args() -> argparse.Namespace:
         help="run the first server process under py-spy and write its flame graph here "
         "(SVG; collapsed stacks unless FILE ends in .svg)",
     )
+    p.add_argument(
+        "--profile-gil",
+        action="store_true",
+        help="with --profile: sample only the thread that holds the GIL (the process's Python CPU)",
+    )
     return p.parse_args()
 
 
@@ -593,11 +598,17 @@ async def act_loop(
     return done
 
 
-def start_profile(pid: int, path: str, seconds: float) -> subprocess.Popen:
-    """py-spy on the running server ``pid`` for ``seconds``: busy samples only, non-blocking."""
+def start_profile(pid: int, path: str, seconds: float, gil_only: bool = False) -> subprocess.Popen:
+    """py-spy on the running server ``pid`` for ``seconds``: busy samples only, non-blocking.
+
+    ``gil_only``: only the thread holding the GIL at each sample (where the process's Python CPU
+    goes; without it, request threads waiting for the GIL count as busy too).
+    """
     spy = os.path.join(os.path.dirname(sys.executable), "py-spy")
     fmt = "flamegraph" if path.endswith(".svg") else "raw"
     command = [spy, "record", "--pid", str(pid), "--rate", "200", "--nonblocking", "--subprocesses"]
+    if gil_only:
+        command.append("--gil")
     command += ["--duration", str(max(1, int(seconds))), "--format", fmt, "--output", path]
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -636,7 +647,11 @@ async def main_async(
     print(f"{len(tables)} battles x {len(tables[0].seats)} seats connected", flush=True)
     lat: list[float] = []
     post_ms: list[float] = []
-    spy = start_profile(cpu_pids["server"][0], args.profile, args.seconds) if args.profile else None
+    spy = (
+        start_profile(cpu_pids["server"][0], args.profile, args.seconds, args.profile_gil)
+        if args.profile
+        else None
+    )
     cpu0 = {name: cpu_ms(pids) for name, pids in cpu_pids.items()}
     client0 = time.process_time()
     start = time.perf_counter()
