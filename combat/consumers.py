@@ -318,4 +318,4 @@ class BattleConsumer(sockets.PushConsumer):
         if self.vclass == "pl":
             html += event["users"].get(self.user_id, "")
         async with self.send_lock:
-            await self.send(text_data=html)
+            await self.send_text(html)

@@ -168,3 +168,27 @@ def test_without_a_server_loop_a_push_is_sent_before_publish_returns(monkeypatch
     monkeypatch.setattr(live, "_send", record)
     live.publish("battle-2", {"type": "battle.push"})
     assert sent == ["battle-2"]
+
+
+async def test_a_pushs_frames_skip_the_session_wrappers(live_table, monkeypatch):
+    """A push's frames go out past Channels' session wrappers (they act on HTTP responses only)."""
+    from channels.sessions import InstanceSessionWrapper
+
+    users, _, battle, cookies = live_table
+    gm = await _connect(battle.pk, cookies["gm"])
+    try:
+        await presence_lines(gm, 0.2)
+        wrapped: list[str] = []
+        real = InstanceSessionWrapper.send
+
+        async def spy(self, message):
+            wrapped.append(message["type"])
+            return await real(self, message)
+
+        monkeypatch.setattr(InstanceSessionWrapper, "send", spy)
+        seq = await database_sync_to_async(_gm_skips)(battle, users["gm"])
+        html = "".join(await frames(gm, 2.0, until=f'data-seq="{seq}"'))
+        assert f'data-seq="{seq}"' in html and 'id="board"' in html
+        assert "websocket.send" not in wrapped
+    finally:
+        await gm.disconnect()

@@ -262,14 +262,14 @@ async def test_a_client_too_slow_to_follow_is_dropped_and_the_others_are_not(liv
     users, _, battle, cookies = live_table
     monkeypatch.setattr(consumers, "SLOW_BACKLOG", 2)
     # The player's socket is slow to take each frame: pushes pile up in its channel while it sends.
-    send = consumers.BattleConsumer.send
+    send = consumers.BattleConsumer.send_text
 
     async def slow_send(self, *args, **kwargs):
         if self.user_id == str(users["player"].pk):
             await asyncio.sleep(0.3)
         return await send(self, *args, **kwargs)
 
-    monkeypatch.setattr(consumers.BattleConsumer, "send", slow_send)
+    monkeypatch.setattr(consumers.BattleConsumer, "send_text", slow_send)
     layer = get_channel_layer()
     gm = await _connect(battle.pk, cookies["gm"])
     slow = await _connect(battle.pk, cookies["player"])
