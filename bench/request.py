@@ -50,6 +50,12 @@ def main() -> None:
         choices=("action", "render"),
         help="cProfile the whole action, or only the push's render",
     )
+    parser.add_argument(
+        "--sort",
+        choices=("cumulative", "tottime"),
+        default="cumulative",
+        help="with --profile: order the functions by cumulative or by own time",
+    )
     args = parser.parse_args()
 
     setup = setup_tables(1, 6)
@@ -120,7 +126,7 @@ def main() -> None:
     for p in (profiler, render_profiler):
         if p is not None:
             p.disable()
-            pstats.Stats(p).sort_stats("cumulative").print_stats(45)
+            pstats.Stats(p).sort_stats(args.sort).print_stats(45)
     renders = render_ms[args.warmup :]
     print(f"database={settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]} actions={len(cpu)}")
     print(
