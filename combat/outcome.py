@@ -10,6 +10,7 @@ out is not said.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from combat.templatetags.battle_words import describe
@@ -115,7 +116,7 @@ def last_action(
 
 
 def notices(
-    events_newest_first: list[tuple[int, str, dict[str, Any]]], mine: set[str], names: dict[str, str]
+    events_newest_first: list[tuple[int, str, dict[str, Any]]], mine: AbstractSet[str], names: dict[str, str]
 ) -> list[dict[str, Any]]:
     """What the latest action did to the viewer's own combatants: hits and statuses (their own numbers only)."""
     out = []

@@ -105,10 +105,11 @@ class Table:
     def hide_enemy_hp(self) -> bool:
         return bool(self.state.options.get("hide_enemy_hp", True))
 
-    def view(self, role: str, user_id: str | None) -> dict[str, Any]:
-        key = (role, user_id)
+    def view(self, role: str, user_id: str | None, only: frozenset[str] | None = None) -> dict[str, Any]:
+        """What ``role``/``user_id`` sees (of the combatants ``only``, when given), computed once."""
+        key = (role, user_id, only)
         if key not in self._views:
-            self._views[key] = view_for(self.state, Viewer(role=role, user_id=user_id))
+            self._views[key] = view_for(self.state, Viewer(role=role, user_id=user_id), only)
         return self._views[key]
 
     def options_for(self, combatant: Any) -> list[dict[str, Any]]:
@@ -436,6 +437,7 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
     ruleset = get_ruleset(state.ruleset)
     current = state.current()
     pending = state.pending
+    placed = [t for t in tokens if t["pos"] is not None and t["alive"]]
     connected_users = sorted(
         {t["controller"] for t in tokens if t["controller"]}
         | {uid for uid, (role, _) in table.members.items() if role == GM}
@@ -456,15 +458,19 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
         "rows": range(state.height),
         "blocked": [list(b) for b in state.blocked],
         "tokens": tokens,
-        "placed": [t for t in tokens if t["pos"] is not None and t["alive"]],
+        "placed": placed,
+        # The regions' lists of cached pieces, joined here: a template loop costs a node per piece.
+        "placed_html": mark_safe("".join(t["html"] for t in placed)),  # noqa: S308 - our fragments
         "order": order,
         "waiting": waiting,
+        "order_html": mark_safe("".join(t["row_html"] for t in (*order, *waiting))),  # noqa: S308
         "current": by_id.get(current.id) if current else None,
         # What a non-addressee may know of a reaction window: who decides and why, not the question.
         "pending": view.get("pending"),
         "pending_for": table.name_of(pending.controller) if pending else "",
         "result": state.result,
         "log": entries,
+        "log_html": mark_safe("".join(e["html"] for e in entries)),  # noqa: S308 - our fragments
         "log_more": len(table.events) == LOG_WINDOW and table.events[-1][0] > 1,
         "log_oldest": table.events[-1][0] if table.events else 0,
         "is_gm": is_gm,
@@ -542,9 +548,13 @@ def user_context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, An
         options = table.options_for(current)
     pending = state.pending
     prompt = pending if pending is not None and (is_gm or pending.controller == user_id) else None
-    mine = {cid for cid, c in state.combatants.items() if user_id is not None and c.controller == user_id}
+    mine = frozenset(
+        cid for cid, c in state.combatants.items() if user_id is not None and c.controller == user_id
+    )
     own = (
-        _tokens(table, table.view(GM if is_gm else PLAYER, None if is_gm else user_id), user_id, mine)
+        _tokens(
+            table, table.view(GM if is_gm else PLAYER, None if is_gm else user_id, mine), user_id, set(mine)
+        )
         if mine
         else []
     )
@@ -605,6 +615,7 @@ def gm_context(table: Table) -> dict[str, Any]:
         rows.append(row)
     ctx: dict[str, Any] = {
         "all_combatants": rows,
+        "gm_rows_html": mark_safe("".join(r["row_html"] for r in rows)),  # noqa: S308 - our fragments
         "known_statuses": sorted(statuses | (ruleset.status_keys(state) or set())),
         "status_choices": _status_choices(ruleset, state, statuses),
         "known_resources": sorted(resources),

@@ -18,6 +18,7 @@ itself). Dice the viewer's side rolls stay visible (ENG-2). Every renderer
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,8 +88,11 @@ def _combatant_view(c: Combatant, full: bool, show_hp: bool, mine: bool) -> dict
     return d
 
 
-def view_for(state: BattleState, viewer: Viewer) -> dict[str, Any]:
-    """A JSON-safe dict of what ``viewer`` may see (templates render only this)."""
+def view_for(state: BattleState, viewer: Viewer, only: Collection[str] | None = None) -> dict[str, Any]:
+    """A JSON-safe dict of what ``viewer`` may see (templates render only this).
+
+    ``only``: the combatants to describe (all when None); each is seen as in the whole view.
+    """
     gm = viewer.role == "gm"
     uid = viewer.user_id if viewer.role == "player" else None
     hide = bool(state.options.get("hide_enemy_hp", True))
@@ -96,6 +100,8 @@ def view_for(state: BattleState, viewer: Viewer) -> dict[str, Any]:
     friendly = my_sides or {"party"}
     combatants = {}
     for cid, c in state.combatants.items():
+        if only is not None and cid not in only:
+            continue
         mine = uid is not None and c.controller == uid
         ally = c.side in friendly
         full = gm or mine or (ally and viewer.role == "player")
