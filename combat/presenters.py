@@ -531,7 +531,9 @@ def _option_dict(option: ActionOption, state: BattleState, actor: Combatant) -> 
         "kind": d["kind"],
         "targets": d["targets"],
         "squares": d["squares"],
-        "paths": option.paths,
+        # A move's path to each square, as the square before each square it passes (flat numbers:
+        # a fraction of the bytes of whole paths, and nothing to escape in the form's attribute).
+        "via": [n for sq, prev in option.came_from.items() for n in (*sq, *prev)],
         "areas": option.areas,
     }
     return d

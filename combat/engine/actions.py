@@ -167,8 +167,10 @@ class ActionOption:
     the fixed parameters to send back with the action (e.g. ``{"ability": "slash"}``; a
     chosen target and square are added by ``chosen_params``).
     The board's geometry comes from the rules, never from the browser:
-    ``paths`` maps a square (``"x,y"``) to the path a move there takes,
-    ``areas`` maps a square to the squares an area centred there covers.
+    ``came_from`` maps each square a move passes (``(x, y)``) to the square before it on the
+    way (``board.steps_within``); ``paths`` follows it back to give the path a move to each of
+    ``squares`` takes (``"x,y"`` -> squares, start included); ``areas`` maps a square to the
+    squares an area centred there covers.
     """
 
     kind: str
@@ -179,8 +181,23 @@ class ActionOption:
     available: bool = True
     reason: str = ""
     params: dict[str, Any] = field(default_factory=dict)
-    paths: dict[str, list[list[int]]] = field(default_factory=dict)
+    came_from: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
     areas: dict[str, list[list[int]]] = field(default_factory=dict)
+
+    @property
+    def paths(self) -> dict[str, list[list[int]]]:
+        """``"x,y"`` -> the path (start included) a move to that square takes."""
+        out: dict[str, list[list[int]]] = {}
+        if not self.came_from:
+            return out
+        for x, y in self.squares:
+            here = (x, y)
+            path = [[x, y]]
+            while here in self.came_from:
+                here = self.came_from[here]
+                path.append([here[0], here[1]])
+            out[f"{x},{y}"] = path[::-1]
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         geometry = {

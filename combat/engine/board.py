@@ -178,6 +178,44 @@ def reachable(
     return seen
 
 
+def steps_within(
+    start: Square,
+    max_steps: int,
+    width: int,
+    height: int,
+    blocked: AbstractSet[Square] = frozenset(),
+    no_stop: AbstractSet[Square] = frozenset(),
+    diagonal: bool = True,
+) -> tuple[dict[Square, Square], list[Square]]:
+    """Where a mover can go and how: (came_from, ends).
+
+    ``came_from`` maps every square reached within ``max_steps`` (the start left out, squares one
+    may pass but not stop on kept) to the square before it on a shortest path; ``ends`` are the
+    squares a mover can end on, sorted. Walking ``came_from`` back from an end to the start gives
+    its path (``path_to``): the board's move preview, so the browser does no path finding.
+    """
+    adjacent = _adjacency(width, height, diagonal)
+    came_from: dict[Square, Square] = {}
+    frontier = [start]
+    for _ in range(max(0, max_steps)):
+        nxt_level = []
+        for here in frontier:
+            for sq in adjacent[here]:
+                if sq not in came_from and sq != start and sq not in blocked:
+                    came_from[sq] = here
+                    nxt_level.append(sq)
+        frontier = nxt_level
+    return came_from, sorted(sq for sq in came_from if sq not in no_stop)
+
+
+def path_to(came_from: dict[Square, Square], end: Square) -> list[Square]:
+    """The path (start included) that ``came_from`` (from ``steps_within``) takes to ``end``."""
+    path = [end]
+    while (prev := came_from.get(path[-1])) is not None:
+        path.append(prev)
+    return path[::-1]
+
+
 def paths_within(
     start: Square,
     max_steps: int,
@@ -187,30 +225,9 @@ def paths_within(
     no_stop: AbstractSet[Square] = frozenset(),
     diagonal: bool = True,
 ) -> dict[Square, list[Square]]:
-    """Like ``reachable``, with a shortest path (start included) to each square a mover can end on.
-
-    The board shows these paths as the move preview, so the browser does no path finding.
-    """
-    adjacent = _adjacency(width, height, diagonal)
-    parent: dict[Square, Square | None] = {start: None}
-    frontier = [start]
-    for _ in range(max(0, max_steps)):
-        nxt_level = []
-        for here in frontier:
-            for sq in adjacent[here]:
-                if sq not in parent and sq not in blocked:
-                    parent[sq] = here
-                    nxt_level.append(sq)
-        frontier = nxt_level
-    out: dict[Square, list[Square]] = {}
-    for sq in parent:
-        if sq == start or sq in no_stop:
-            continue
-        path = [sq]
-        while (prev := parent[path[-1]]) is not None:
-            path.append(prev)
-        out[sq] = path[::-1]
-    return out
+    """Like ``reachable``, with a shortest path (start included) to each square a mover can end on."""
+    came_from, ends = steps_within(start, max_steps, width, height, blocked, no_stop, diagonal)
+    return {sq: path_to(came_from, sq) for sq in ends}
 
 
 def square_key(sq: Iterable[int]) -> str:

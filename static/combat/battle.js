@@ -209,19 +209,34 @@
     return (list || []).some(function (s) { return s[0] === sq[0] && s[1] === sq[1]; });
   }
 
-  // The engine's options carry the geometry: the path a move takes to each square and the squares
-  // an area covers around each square it may be centred on ("x,y" keys).
+  // The engine's options carry the geometry: for a move, the square before each square it passes
+  // ("via": x, y, then the square before it, four numbers a square), read back from a square to the
+  // mover to show the path; for an area, the squares it covers around each square it may be centred
+  // on ("x,y" keys).
   function drawArea(at) {
     highlight();
     ((mode && mode.option.areas || {})[at[0] + "," + at[1]] || []).forEach(function (sq) { square(sq[0], sq[1], "area"); });
   }
 
+  function cameFrom(option) {
+    if (!option.cameFrom) {
+      var via = option.via || [], back = {};
+      for (var i = 0; i + 3 < via.length; i += 4) { back[via[i] + "," + via[i + 1]] = [via[i + 2], via[i + 3]]; }
+      option.cameFrom = back;
+    }
+    return option.cameFrom;
+  }
+
   function drawPath(to) {
     highlight();
     if (!mode || mode.type !== "pick") { return 0; }
-    var path = (mode.option.paths || {})[to[0] + "," + to[1]] || [];
-    path.slice(1).forEach(function (sq) { square(sq[0], sq[1], "path"); });
-    return Math.max(0, path.length - 1);
+    var back = cameFrom(mode.option), limit = (mode.option.via || []).length / 4, steps = 0, at = to;
+    while (back[at[0] + "," + at[1]] && steps < limit) {
+      square(at[0], at[1], "path");
+      at = back[at[0] + "," + at[1]];
+      steps += 1;
+    }
+    return steps;
   }
 
   function hasKeys(obj) { return !!obj && Object.keys(obj).length > 0; }
@@ -310,7 +325,7 @@
   root.addEventListener("pointermove", function (e) {
     if (!mode || mode.type !== "pick" || e.pointerType === "touch" || !e.target.closest("#board")) { return; }
     var area = hasKeys(mode.option.areas);
-    if (!area && !hasKeys(mode.option.paths)) { return; }
+    if (!area && !(mode.option.via || []).length) { return; }
     var sq = cellAt(e);
     if (sq && inList(mode.option.squares, sq)) {
       if (area) { drawArea(sq); } else { drawPath(sq); }

@@ -212,6 +212,10 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
             if recipe["reaction"] == "rampart":
                 action_button(gm, "Move").click()
                 tap_square(gm, 3, 0)
+                # The board shows the path the move takes, read back from the option's squares.
+                expect(gm.locator("#confirm-text")).to_contain_text("squares)")
+                steps = re.search(r"\((\d+) squares\)", gm.locator("#confirm-text").inner_text())
+                assert steps and gm.locator("#board .sq.path").count() == int(steps[1]) > 0
                 gm.locator("#confirm button[data-confirm=yes]").click()
             elif recipe["reaction"] == "attack":
                 do_on_token(gm, _rig_a_hit(battle_id, grik, alia), alia)

@@ -105,7 +105,7 @@ def test_the_board_script_does_no_geometry_of_its_own():
     from django.conf import settings
 
     script = (pathlib.Path(settings.BASE_DIR) / "static" / "combat" / "battle.js").read_text()
-    assert "option.paths" in script and "option.areas" in script
+    assert "option.via" in script and "option.areas" in script
     for sign in ("queue.push", "Math.abs", "dataset.diagonal", "previewPath"):
         assert sign not in script
 

@@ -278,7 +278,7 @@ class ActionBlock(Ruleset):
             squares: list[list[int]] | None = None,
             params: dict[str, Any] | None = None,
             why: str | None = None,
-            paths: dict[str, list[list[int]]] | None = None,
+            came_from: dict[tuple[int, int], tuple[int, int]] | None = None,
         ) -> None:
             why = why or P.slot_gate(state, c, slot, cost)
             if why is None and targets is not None and not targets:
@@ -295,7 +295,7 @@ class ActionBlock(Ruleset):
                     why is None,
                     why or "",
                     params or {},
-                    paths=paths or {},
+                    came_from=came_from or {},
                 )
             )
 
@@ -329,8 +329,8 @@ class ActionBlock(Ruleset):
         )
         if "grappled" in c.statuses:
             add("break_free", "Break free", "offensive", P.BREAK_FREE_COST)
-        paths = P.move_paths_for(state, c) if c.pos is not None else {}
-        add("move", "Move", "movement", P.MOVE_COST, squares=[p[-1] for p in paths.values()], paths=paths)
+        came_from, ends = P.move_steps_for(state, c) if c.pos is not None else ({}, [])
+        add("move", "Move", "movement", P.MOVE_COST, squares=[list(sq) for sq in ends], came_from=came_from)
         for key in c.sheet.get("abilities", ()):
             spell = P.defn(state, "spells", key)
             if spell is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Refusal
-from combat.engine.board import Square, chebyshev, chosen_path, paths_within, square_key
+from combat.engine.board import Square, chebyshev, chosen_path, steps_within
 from combat.engine.rulesets.action_block import rules as R
 from combat.engine.rulesets.action_block.content import validate_block_content
 from combat.engine.rulesets.base import defined, definition, definitions
@@ -597,8 +597,7 @@ def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
 
 
 # --- movement squares for ENG-5 ---------------------------------------------------------------------
-def move_paths_for(state: BattleState, c: Combatant) -> dict[str, list[list[int]]]:
-    """Where ``c`` can move (``"x,y"``) and the path there (the board's preview)."""
+def move_steps_for(state: BattleState, c: Combatant) -> tuple[dict[Square, Square], list[Square]]:
+    """Where ``c`` can move and how (``board.steps_within``: the board's preview)."""
     blocked, no_stop = obstacles(state, c)
-    reach = paths_within(c.square, move_squares(c), state.width, state.height, blocked, no_stop)
-    return {square_key(sq): [list(s) for s in reach[sq]] for sq in sorted(reach)}
+    return steps_within(c.square, move_squares(c), state.width, state.height, blocked, no_stop)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
-from combat.engine.board import as_square, chosen_path, distance, paths_within, square_key, within
+from combat.engine.board import as_square, chosen_path, distance, square_key, steps_within, within
 from combat.engine.rulesets.base import defined, definition, grid_metric_of, status_name
 from combat.engine.rulesets.luck.rules import (
     ability_for,
@@ -352,10 +352,10 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     why = blocked_by(state, c, "movement")
     reason = f"{why}: cannot move." if why else ("No actions left." if acts < 1 else "")
     squares: list[list[int]] = []
-    paths: dict[str, list[list[int]]] = {}
+    came_from: dict[tuple[int, int], tuple[int, int]] = {}
     if not reason and c.pos is not None:
         blocked, no_stop = obstacles(state, c)
-        reach = paths_within(
+        came_from, ends = steps_within(
             (c.pos[0], c.pos[1]),
             move_allowance(state, c),
             state.width,
@@ -364,11 +364,12 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
             no_stop,
             metric == "chebyshev",
         )
-        squares = [list(sq) for sq in sorted(reach)]
-        paths = {square_key(sq): [list(s) for s in path] for sq, path in reach.items()}
+        squares = [list(sq) for sq in ends]
         if not squares:
             reason = "Nowhere to move."
-    out.append(ActionOption("move", "Move", {"actions": 1}, [], squares, not reason, reason, paths=paths))
+    out.append(
+        ActionOption("move", "Move", {"actions": 1}, [], squares, not reason, reason, came_from=came_from)
+    )
     for ref in ability_refs(c):
         a = ability_for(state, c, ref)
         if a is None or a["type"] == "interrupt":

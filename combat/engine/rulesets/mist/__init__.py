@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.board import Square, paths_within, square_key, within
+from combat.engine.board import Square, square_key, steps_within, within
 from combat.engine.rulesets.base import (
     HP_RESTORED,
     STATUSES_END,
@@ -272,10 +272,10 @@ class Mist(Ruleset):
         walls, allies, enemies = mist_play.obstacles(state, c)
         if c.pos is not None:
             reason = mist_play.move_problem(state, c)
-            reach = (
-                {}
+            came_from, ends = (
+                ({}, [])
                 if reason
-                else paths_within(
+                else steps_within(
                     (c.pos[0], c.pos[1]),
                     left,
                     state.width,
@@ -285,17 +285,17 @@ class Mist(Ruleset):
                     diagonal=False,
                 )
             )
-            if not reason and not reach:
+            if not reason and not ends:
                 reason = "No free square in reach."
             opts.append(
                 ActionOption(
                     "move",
                     f"Move (up to {left})",
                     {"move": 1},
-                    squares=[list(s) for s in sorted(reach)],
+                    squares=[list(s) for s in ends],
                     available=not reason,
                     reason=reason,
-                    paths={square_key(s): [list(q) for q in p] for s, p in reach.items()},
+                    came_from=came_from,
                 )
             )
         why = mist_play.double_move_problem(state, c)
