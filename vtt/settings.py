@@ -98,6 +98,12 @@ TEMPLATES = [
     },
 ]
 
+
+def _conn_max_age(value: str) -> int | None:
+    """Seconds a connection is kept ("persistent": for the life of its thread)."""
+    return None if value == "persistent" else int(value)
+
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
     # No persistent connection per thread (under ASGI each request context may run in a thread of
@@ -125,6 +131,9 @@ else:
                     "VTT_SQLITE_TEST_DB", str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")
                 )
             },
+            # One connection kept per thread (request threads are kept too, vtt/handlers.py):
+            # opening one per request cost a connect, its PRAGMAs and Django's SQL functions.
+            "CONN_MAX_AGE": _conn_max_age(os.environ.get("DB_CONN_MAX_AGE", "persistent")),
             "OPTIONS": {
                 "timeout": 20,
                 "transaction_mode": "IMMEDIATE",
@@ -155,7 +164,7 @@ else:
     # SOCKET_SLOW_BACKLOG). The Redis pub/sub layer has no capacity: the consumer watches its backlog.
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "BACKEND": "vtt.layers.InMemoryChannelLayer",  # Channels', swept once a second
             "CONFIG": {"capacity": 500, "expiry": 60},
         }
     }

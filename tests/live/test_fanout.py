@@ -192,3 +192,38 @@ async def test_a_pushs_frames_skip_the_session_wrappers(live_table, monkeypatch)
         assert "websocket.send" not in wrapped
     finally:
         await gm.disconnect()
+
+
+def test_the_embedded_layer_sweeps_expired_entries_at_most_once_a_second(monkeypatch):
+    from channels.layers import InMemoryChannelLayer as ChannelsLayer
+
+    from vtt import layers
+
+    sweeps = []
+    monkeypatch.setattr(ChannelsLayer, "_clean_expired", lambda self: sweeps.append(1))
+    layer = layers.InMemoryChannelLayer()
+    for _ in range(100):
+        layer._clean_expired()
+    assert len(sweeps) == 1  # one sweep for a hundred receives within the second...
+    layer._swept_at -= layers.SWEEP_EVERY
+    layer._clean_expired()
+    assert len(sweeps) == 2  # ...and the next one once the second has passed
+
+
+async def test_the_embedded_layer_still_drops_expired_messages():
+    from vtt import layers
+
+    layer = layers.InMemoryChannelLayer(expiry=0)
+    await layer.send("old.inmemory!x", {"type": "battle.push"})
+    layer._swept_at -= layers.SWEEP_EVERY
+    await layer.send("new.inmemory!y", {"type": "battle.push"})
+    layer._clean_expired()
+    assert "old.inmemory!x" not in layer.channels
+
+
+def test_the_embedded_database_keeps_a_connection_per_thread(settings):
+    from vtt.settings import _conn_max_age
+
+    if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        assert settings.DATABASES["default"]["CONN_MAX_AGE"] is None
+    assert _conn_max_age("persistent") is None and _conn_max_age("0") == 0
