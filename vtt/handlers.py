@@ -22,11 +22,14 @@ its one thread, no other request in it meanwhile), without a thread's start and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers import base
@@ -52,6 +55,9 @@ class OneThreadASGIHandler(ASGIHandler):
         base.BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
         self._executors: list[ThreadPoolExecutor] = []
+        self._turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[int, asyncio.Semaphore]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -85,7 +91,8 @@ class OneThreadASGIHandler(ASGIHandler):
                 await self.send_response(error_response, send)
                 await sync_to_async(error_response.close)()
                 return
-            response = await sync_to_async(self._respond, thread_sensitive=True)(request, scope)
+            async with self._running():
+                response = await sync_to_async(self._respond, thread_sensitive=True)(request, scope)
             try:
                 await self.send_response(response, send)
             finally:
@@ -93,6 +100,18 @@ class OneThreadASGIHandler(ASGIHandler):
                     await sync_to_async(response.close)()
         finally:
             body_file.close()
+
+    def _running(self) -> Any:
+        """A turn to run the request's sync work: at most ``settings.REQUEST_THREADS`` requests of this
+        process at once (0: no limit); the others wait on the loop, not for the GIL in a thread."""
+        limit = getattr(settings, "REQUEST_THREADS", 0)
+        if not limit:
+            return contextlib.nullcontext()
+        loop = asyncio.get_running_loop()
+        turns = self._turns.get(loop)
+        if turns is None or turns[0] != limit:
+            turns = self._turns[loop] = (limit, asyncio.Semaphore(limit))
+        return turns[1]
 
     def _respond(self, request: HttpRequest, scope: Any) -> HttpResponseBase:
         signals.request_started.send(sender=self.__class__, scope=scope)

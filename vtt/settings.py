@@ -169,6 +169,11 @@ else:
         }
     }
 
+# HTTP requests of one server process running their sync work (middleware and view) at once; the
+# others wait their turn on the event loop. Twenty threads contending for one GIL cost more per
+# request than four taking turns (0: no limit; see the README's performance section).
+REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "4"))
+
 # Open battle sockets: per user per battle (a newer one closes the oldest), per client address (over
 # every battle; a new one over the limit is refused), and the backlog after which a socket is dropped.
 SOCKETS_PER_USER = int(os.environ.get("SOCKETS_PER_USER", "5"))

@@ -151,3 +151,32 @@ def test_every_page_names_its_icon_and_the_icon_is_served(client):
     icon = client.get(found.group(1))
     body = b"".join(icon.streaming_content) if icon.streaming else icon.content
     assert icon.status_code == 200 and body.startswith(b"<svg")
+
+
+async def test_at_most_request_threads_requests_run_their_views_at_once(monkeypatch, settings):
+    """Requests over the limit wait their turn on the loop, and all of them are served."""
+    from vtt.asgi import django_asgi_app
+
+    settings.REQUEST_THREADS = 2
+    inside = 0
+    most = 0
+    lock = threading.Lock()
+
+    def view(request, *args, **kwargs):
+        nonlocal inside, most
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        threading.Event().wait(0.1)
+        with lock:
+            inside -= 1
+        return HttpResponse("ok")
+
+    monkeypatch.setattr(django_asgi_app, "resolve_request", lambda request: _resolved(view))
+    responses = await asyncio.gather(*(_get("/accounts/login/") for _ in range(5)))
+    assert [r["status"] for r in responses] == [200] * 5
+    assert most == 2
+    settings.REQUEST_THREADS = 0
+    most = 0
+    responses = await asyncio.gather(*(_get("/accounts/login/") for _ in range(5)))
+    assert [r["status"] for r in responses] == [200] * 5 and most > 2  # no limit
