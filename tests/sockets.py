@@ -70,3 +70,21 @@ async def presence_lines(comm, timeout: float = 0.5) -> list[dict]:
             if text.startswith("{"):
                 out.append(json.loads(text))
     return out
+
+
+async def connect(battle_id: int, cookie: str | None):
+    """A communicator on the battle's socket, connected (the handshake must succeed)."""
+    comm = communicator(battle_id, cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    return comm
+
+
+def gm_skips(battle, gm) -> int:
+    """The GM skips the current turn (a change every seat sees); the battle's new seq."""
+    from combat import services
+
+    battle.refresh_from_db()
+    result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
+    assert result.ok, result.reason
+    return result.seq

@@ -9,7 +9,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from combat import consumers, services, sockets
-from tests.sockets import communicator, frames, presence_lines
+from tests.sockets import communicator, connect, frames, gm_skips, presence_lines
 from tests.table import SECRET_HP, current
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,18 +31,10 @@ def _fire_bolt(battle, user):
     return result
 
 
-async def _connect(battle_id, cookie):
-    comm = communicator(battle_id, cookie)
-    connected, _ = await comm.connect()
-    assert connected
-    return comm
-
-
 async def test_members_receive_the_pushed_regions_after_an_action(live_table):
     users, _, battle, cookies = live_table
     seats = {
-        name: await _connect(battle.pk, cookies[name])
-        for name in ("gm", "player", "other_player", "observer")
+        name: await connect(battle.pk, cookies[name]) for name in ("gm", "player", "other_player", "observer")
     }
     try:
         for comm in seats.values():
@@ -70,8 +62,8 @@ async def test_members_receive_the_pushed_regions_after_an_action(live_table):
 
 async def test_a_players_frames_never_contain_gm_only_values(live_table):
     users, _, battle, cookies = live_table
-    gm = await _connect(battle.pk, cookies["gm"])
-    player = await _connect(battle.pk, cookies["player"])
+    gm = await connect(battle.pk, cookies["gm"])
+    player = await connect(battle.pk, cookies["player"])
     try:
         await database_sync_to_async(_fire_bolt)(battle, users["player"])
         await database_sync_to_async(battle.refresh_from_db)()
@@ -123,7 +115,7 @@ async def test_a_battle_that_does_not_exist_is_refused(live_table):
 async def test_reconnecting_behind_the_seq_brings_every_region(live_table):
     users, _, battle, cookies = live_table
     await database_sync_to_async(_fire_bolt)(battle, users["player"])
-    comm = await _connect(battle.pk, cookies["player"])
+    comm = await connect(battle.pk, cookies["player"])
     try:
         await comm.send_to(text_data=json.dumps({"type": "sync", "seq": battle.seq, "reconnect": False}))
         html = "".join(await frames(comm, 1.5, until='id="battle-seq"'))
@@ -151,10 +143,10 @@ async def test_reconnecting_behind_the_seq_brings_every_region(live_table):
 
 async def test_presence_is_announced_to_the_table(live_table):
     users, _, battle, cookies = live_table
-    gm = await _connect(battle.pk, cookies["gm"])
+    gm = await connect(battle.pk, cookies["gm"])
     try:
         await presence_lines(gm, 0.2)
-        player = await _connect(battle.pk, cookies["player"])
+        player = await connect(battle.pk, cookies["player"])
         joined = await presence_lines(gm, 0.5)
         assert {"presence": {str(users["player"].pk): True}} in joined
         # The newcomer learns who was already there, in one line.
@@ -170,23 +162,17 @@ async def test_presence_is_announced_to_the_table(live_table):
 async def test_a_member_removed_from_the_campaign_stops_receiving_the_table(live_table, monkeypatch):
     """Even when the account message is lost, the push re-checks once RECHECK_SECONDS have passed."""
     users, campaign, battle, cookies = live_table
-    player = await _connect(battle.pk, cookies["player"])
+    player = await connect(battle.pk, cookies["player"])
     try:
         await frames(player, 0.2)
         monkeypatch.setattr(sockets, "notify", lambda *a, **k: None)
         await database_sync_to_async(campaign.memberships.filter(user=users["player"]).delete)()
         monkeypatch.setattr(consumers, "RECHECK_SECONDS", 0.0)
-        await database_sync_to_async(_gm_skips)(battle, users["gm"])
+        await database_sync_to_async(gm_skips)(battle, users["gm"])
         output = await player.receive_output(timeout=2)
         assert output["type"] == "websocket.close" and output["code"] == 4403
     finally:
         await player.disconnect()
-
-
-def _gm_skips(battle, gm):
-    battle.refresh_from_db()
-    result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
-    assert result.ok, result.reason
 
 
 async def test_a_push_is_forwarded_without_a_thread_hop(live_table, monkeypatch):
@@ -195,7 +181,7 @@ async def test_a_push_is_forwarded_without_a_thread_hop(live_table, monkeypatch)
     from channels.layers import get_channel_layer
 
     users, _, battle, cookies = live_table
-    comm = await _connect(battle.pk, cookies["observer"])
+    comm = await connect(battle.pk, cookies["observer"])
     try:
         await frames(comm, 0.2)  # presence lines
         hops = []

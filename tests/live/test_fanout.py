@@ -16,24 +16,10 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from combat import consumers, fanout, live, services
-from tests.sockets import communicator, frames, presence_lines
+from combat import consumers, fanout, live
+from tests.sockets import connect, frames, gm_skips, presence_lines
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-async def _connect(battle_id, cookie):
-    comm = communicator(battle_id, cookie)
-    connected, _ = await comm.connect()
-    assert connected
-    return comm
-
-
-def _gm_skips(battle, gm):
-    battle.refresh_from_db()
-    result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
-    assert result.ok, result.reason
-    return result.seq
 
 
 def _seqs(html: str) -> list[int]:
@@ -53,9 +39,7 @@ async def test_a_process_joins_a_battles_group_once_and_the_last_socket_leaves_i
     users, _, battle, cookies = live_table
     layer = get_channel_layer()
     group = live.battle_group(battle.pk)
-    seats = [
-        await _connect(battle.pk, cookies[name]) for name in ("gm", "player", "other_player", "observer")
-    ]
+    seats = [await connect(battle.pk, cookies[name]) for name in ("gm", "player", "other_player", "observer")]
     try:
         for seat in seats:
             await presence_lines(seat, 0.2)
@@ -66,7 +50,7 @@ async def test_a_process_joins_a_battles_group_once_and_the_last_socket_leaves_i
         (reader,) = battle_groups[0]
         assert "fanout." in reader  # the process's reader, not a socket's own channel
 
-        seq = await database_sync_to_async(_gm_skips)(battle, users["gm"])
+        seq = await database_sync_to_async(gm_skips)(battle, users["gm"])
         got = ["".join(await frames(seat, 2.0, until='id="battle-seq"')) for seat in seats]
         for html in got:
             assert f'data-seq="{seq}"' in html and 'id="board"' in html
@@ -84,14 +68,14 @@ async def test_a_process_joins_a_battles_group_once_and_the_last_socket_leaves_i
 
 async def test_every_socket_gets_every_push_in_order(live_table):
     users, _, battle, cookies = live_table
-    gm = await _connect(battle.pk, cookies["gm"])
-    player = await _connect(battle.pk, cookies["player"])
+    gm = await connect(battle.pk, cookies["gm"])
+    player = await connect(battle.pk, cookies["player"])
     try:
         await presence_lines(gm, 0.2)
         await presence_lines(player, 0.2)
         seqs = []
         for _ in range(4):
-            seqs.append(await database_sync_to_async(_gm_skips)(battle, users["gm"]))
+            seqs.append(await database_sync_to_async(gm_skips)(battle, users["gm"]))
         for seat in (gm, player):
             html = "".join(await frames(seat, 3.0, until=f'data-seq="{seqs[-1]}"'))
             assert _seqs(html) == seqs
@@ -114,14 +98,14 @@ async def test_a_fresh_render_never_lands_after_a_newer_push(live_table, monkeyp
         return out
 
     monkeypatch.setattr(consumers, "_fresh", slow_fresh)
-    gm = await _connect(battle.pk, cookies["gm"])
+    gm = await connect(battle.pk, cookies["gm"])
     try:
         await presence_lines(gm, 0.2)
         await gm.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
         await asyncio.wait_for(read.wait(), 2.0)
         before = battle.seq
         # Another thread than the socket's database thread, so the change lands during the slow read.
-        seq = await sync_to_async(_gm_skips, thread_sensitive=False)(battle, users["gm"])
+        seq = await sync_to_async(gm_skips, thread_sensitive=False)(battle, users["gm"])
         html = "".join(await frames(gm, 3.0, until=f'data-seq="{seq}"'))
         assert _seqs(html) == [before, seq]  # the older render first, the push last: the page ends up current
     finally:
@@ -175,7 +159,7 @@ async def test_a_pushs_frames_skip_the_session_wrappers(live_table, monkeypatch)
     from channels.sessions import InstanceSessionWrapper
 
     users, _, battle, cookies = live_table
-    gm = await _connect(battle.pk, cookies["gm"])
+    gm = await connect(battle.pk, cookies["gm"])
     try:
         await presence_lines(gm, 0.2)
         wrapped: list[str] = []
@@ -186,7 +170,7 @@ async def test_a_pushs_frames_skip_the_session_wrappers(live_table, monkeypatch)
             return await real(self, message)
 
         monkeypatch.setattr(InstanceSessionWrapper, "send", spy)
-        seq = await database_sync_to_async(_gm_skips)(battle, users["gm"])
+        seq = await database_sync_to_async(gm_skips)(battle, users["gm"])
         html = "".join(await frames(gm, 2.0, until=f'data-seq="{seq}"'))
         assert f'data-seq="{seq}"' in html and 'id="board"' in html
         assert "websocket.send" not in wrapped

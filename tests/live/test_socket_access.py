@@ -20,25 +20,12 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import Client
 
-from combat import consumers, live, services, sockets
-from tests.sockets import communicator, frames, presence_lines
+from combat import consumers, live, sockets
+from tests.sockets import communicator, connect, frames, gm_skips, presence_lines
 from tests.table import SECRET_HP
 from vtt.models import Membership
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-async def _connect(battle_id, cookie):
-    comm = communicator(battle_id, cookie)
-    connected, _ = await comm.connect()
-    assert connected
-    return comm
-
-
-def _gm_skips(battle, gm):
-    battle.refresh_from_db()
-    result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
-    assert result.ok, result.reason
 
 
 def _set_role(campaign, user, role):
@@ -62,7 +49,7 @@ async def _closed(comm, timeout: float) -> dict:
 
 async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(live_table):
     users, campaign, battle, cookies = live_table
-    gm = await _connect(battle.pk, cookies["gm"])
+    gm = await connect(battle.pk, cookies["gm"])
     try:
         await gm.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
         before = "".join(await frames(gm, 1.5, until='id="battle-seq"'))
@@ -81,7 +68,7 @@ async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(l
         await database_sync_to_async(Membership.objects.create)(
             campaign=campaign, user=users["outsider"], role="gm"
         )
-        await database_sync_to_async(_gm_skips)(battle, users["outsider"])
+        await database_sync_to_async(gm_skips)(battle, users["outsider"])
         pushed = "".join(await frames(gm, 2.0, until='id="battle-seq"'))
         assert 'id="board"' in pushed and str(SECRET_HP) not in pushed and "GM controls" not in pushed
     finally:
@@ -90,7 +77,7 @@ async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(l
 
 async def test_a_promoted_player_gets_the_gm_regions_at_once(live_table):
     users, campaign, battle, cookies = live_table
-    player = await _connect(battle.pk, cookies["observer"])
+    player = await connect(battle.pk, cookies["observer"])
     try:
         await presence_lines(player, 0.2)
         await database_sync_to_async(_set_role)(campaign, users["observer"], "gm")
@@ -102,8 +89,8 @@ async def test_a_promoted_player_gets_the_gm_regions_at_once(live_table):
 
 async def test_removal_closes_the_members_sockets_within_a_second(live_table):
     users, campaign, battle, cookies = live_table
-    player = await _connect(battle.pk, cookies["player"])
-    gm = await _connect(battle.pk, cookies["gm"])
+    player = await connect(battle.pk, cookies["player"])
+    gm = await connect(battle.pk, cookies["gm"])
     try:
         await presence_lines(player, 0.2)
         started = time.monotonic()
@@ -120,10 +107,10 @@ async def test_removal_closes_the_members_sockets_within_a_second(live_table):
 
 async def test_logout_closes_that_sessions_sockets_within_a_second(live_table):
     users, _, battle, cookies = live_table
-    first = await _connect(battle.pk, cookies["player"])
+    first = await connect(battle.pk, cookies["player"])
     other_device = Client()
     await database_sync_to_async(other_device.force_login)(users["player"])
-    second = await _connect(battle.pk, other_device.cookies["sessionid"].value)
+    second = await connect(battle.pk, other_device.cookies["sessionid"].value)
     try:
         await presence_lines(first, 0.2)
         browser = Client()
@@ -144,7 +131,7 @@ async def test_logout_closes_that_sessions_sockets_within_a_second(live_table):
 async def test_a_socket_whose_session_ended_is_refused_on_its_next_message(live_table, monkeypatch):
     """Even without the account message (a lost notification), the next message re-checks the session."""
     users, _, battle, cookies = live_table
-    player = await _connect(battle.pk, cookies["player"])
+    player = await connect(battle.pk, cookies["player"])
     try:
         await presence_lines(player, 0.2)
         monkeypatch.setattr(sockets, "notify", lambda *a, **k: None)
@@ -160,8 +147,8 @@ async def test_a_socket_whose_session_ended_is_refused_on_its_next_message(live_
 
 async def test_300_sockets_from_one_user_leave_the_other_seats_connected_and_served(live_table):
     users, _, battle, cookies = live_table
-    gm = await _connect(battle.pk, cookies["gm"])
-    player = await _connect(battle.pk, cookies["player"])
+    gm = await connect(battle.pk, cookies["gm"])
+    player = await connect(battle.pk, cookies["player"])
     await presence_lines(gm, 0.2)
     await presence_lines(player, 0.2)
     flood = []
@@ -183,7 +170,7 @@ async def test_300_sockets_from_one_user_leave_the_other_seats_connected_and_ser
         assert closed["code"] == consumers.CLOSE_REPLACED and "too many tabs" in closed["reason"]
         # The other seats heard one presence line for the whole flood, and still get pushes.
         assert len(await presence_lines(gm, 0.5)) <= 1
-        await database_sync_to_async(_gm_skips)(battle, users["gm"])
+        await database_sync_to_async(gm_skips)(battle, users["gm"])
         for seat in (gm, player):
             html = "".join(await frames(seat, 5.0, until='id="battle-seq"'))
             assert 'id="board"' in html
@@ -233,8 +220,8 @@ async def test_a_full_channel_never_kills_the_sender(live_table, monkeypatch):
         layer, "capacity", 3, raising=False
     )  # the in-memory layer; Redis pub/sub has no capacity
     monkeypatch.setattr(consumers, "SOCKETS_PER_USER", 1)
-    gm = await _connect(battle.pk, cookies["gm"])
-    old = await _connect(battle.pk, cookies["player"])
+    gm = await connect(battle.pk, cookies["gm"])
+    old = await connect(battle.pk, cookies["player"])
     try:
         await presence_lines(gm, 0.2)
         await presence_lines(old, 0.2)
@@ -246,9 +233,9 @@ async def test_a_full_channel_never_kills_the_sender(live_table, monkeypatch):
         for _ in range(3):  # the old socket's queue is full
             await layer.send(old_channel, {"type": "presence.update", "user": "0", "online": True})
         # The new socket's "you are replaced" message to the old one hits ChannelFull: the new one lives on.
-        new = await _connect(battle.pk, cookies["player"])
+        new = await connect(battle.pk, cookies["player"])
         try:
-            await database_sync_to_async(_gm_skips)(battle, users["gm"])
+            await database_sync_to_async(gm_skips)(battle, users["gm"])
             for seat in (gm, new):
                 assert 'id="board"' in "".join(await frames(seat, 3.0, until='id="battle-seq"'))
         finally:
@@ -271,8 +258,8 @@ async def test_a_client_too_slow_to_follow_is_dropped_and_the_others_are_not(liv
 
     monkeypatch.setattr(consumers.BattleConsumer, "send_text", slow_send)
     layer = get_channel_layer()
-    gm = await _connect(battle.pk, cookies["gm"])
-    slow = await _connect(battle.pk, cookies["player"])
+    gm = await connect(battle.pk, cookies["gm"])
+    slow = await connect(battle.pk, cookies["player"])
     try:
         await presence_lines(gm, 0.2)
         await presence_lines(slow, 0.2)
@@ -280,7 +267,7 @@ async def test_a_client_too_slow_to_follow_is_dropped_and_the_others_are_not(liv
         for _ in range(6):  # the battle's group: this process's one subscription hands them to each socket
             await layer.group_send(live.battle_group(battle.pk), push)
         assert (await _closed(slow, 2.0))["code"] == consumers.CLOSE_SLOW
-        await database_sync_to_async(_gm_skips)(battle, users["gm"])
+        await database_sync_to_async(gm_skips)(battle, users["gm"])
         assert 'id="board"' in "".join(await frames(gm, 3.0, until='id="battle-seq"'))
     finally:
         await gm.disconnect()
