@@ -18,8 +18,12 @@ message invalidates and a background check refreshes (``RECHECK_SECONDS``). Clos
 the table is gone (logout, removal); 4409 the same user opened too many
 sockets on this battle (the oldest goes); 4429 the client reads too slowly.
 
+Every render carries the battle's ``version``, which only goes up; a socket
+never sends regions of an older version than it already sent, so two changes
+whose renders finish in the wrong order still leave the page on the newer.
+
 Client -> server messages (JSON, small): ``{"type": "sync", "seq": N,
-"reconnect": bool}``. Server -> client: HTML fragments (regions with ids,
+"version": V, "reconnect": bool}``. Server -> client: HTML fragments (regions with ids,
 swapped out of band by htmx's ws extension) or one JSON presence line
 ``{"presence": {"<user id>": true|false, ...}}`` handled by battle.js.
 """
@@ -88,11 +92,13 @@ def _access(
     return (role, battle[1]) if role else None
 
 
-def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, str] | None:
+def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, int, str] | None:
+    """(seq, version, this viewer's regions) of the battle as it is now."""
     table = presenters.load_table(battle_id)
     if table is None:
         return None
-    return table.battle.seq, presenters.regions_for(table, role, None if role == presenters.GM else user_id)
+    html = presenters.regions_for(table, role, None if role == presenters.GM else user_id)
+    return table.battle.seq, table.battle.version, html
 
 
 EMPTY_GM_PANEL = '<section id="gm-panel" hx-swap-oob="true" hidden></section>'
@@ -111,6 +117,7 @@ class BattleConsumer(sockets.PushConsumer):
     outbox: fanout.Outbox | None = None
     dropping: bool = False
     send_lock: asyncio.Lock
+    shown: int = -1  # the battle version of the newest regions this socket sent
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -287,10 +294,14 @@ class BattleConsumer(sockets.PushConsumer):
             if fresh is None:
                 await self._close(CLOSE_REVOKED, "This battle no longer exists.")
                 return
-            seq, html = fresh
+            seq, version, html = fresh
+            if version < self.shown:
+                return  # a newer push already went out: this render shows an older table
             if role_changed and self.role != live.GM:
                 html += EMPTY_GM_PANEL
-            if message.get("reconnect") is True or type(seen) is not int or seen != seq:
+            behind = type(seen) is not int or seen != seq or message.get("version") not in (None, version)
+            if message.get("reconnect") is True or behind:
+                self.shown = version
                 await self.send(text_data=html)
 
     # ------------------------------------------------------------ group handlers
@@ -317,5 +328,11 @@ class BattleConsumer(sockets.PushConsumer):
         html = event[self.vclass]
         if self.vclass == "pl":
             html += event["users"].get(self.user_id, "")
+        version = event.get("version", self.shown)
         async with self.send_lock:
+            # Two changes render in two request threads (or processes) and publish as each finishes:
+            # a render of an older version that comes after a newer one would put the page back.
+            if version < self.shown:
+                return
+            self.shown = version
             await self.send_text(html)

@@ -51,7 +51,8 @@ def user_group(battle_id: int, user_id: Any) -> str:
 
 def message_for(table: presenters.Table) -> dict[str, Any]:
     """The group message of one change: one render per visibility class, one per controlling player."""
-    return {"type": PUSH, "seq": table.battle.seq, **presenters.class_regions(table)}
+    battle = table.battle
+    return {"type": PUSH, "seq": battle.seq, "version": battle.version, **presenters.class_regions(table)}
 
 
 async def _send(group: str, message: dict[str, Any]) -> None:

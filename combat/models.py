@@ -26,6 +26,10 @@ class Battle(models.Model):
     snapshot = models.JSONField(default=dict)
     # Number of events in the log; the seq of the last event.
     seq = models.PositiveIntegerField(default=0)
+    # Bumped by every write that changes what the table shows (an action, an undo, a new map). Unlike
+    # ``seq`` it never goes down: a page or a push rendered from an older version is never shown after
+    # a newer one, whichever request thread or server process finished its render first.
+    version = models.PositiveBigIntegerField(default=0)
     # When the GM confirmed the end-of-battle summary onto the sheets (once per battle).
     applied = models.DateTimeField(null=True, blank=True)
     # Rebuilt from an exported file (not played here).

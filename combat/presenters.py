@@ -72,7 +72,7 @@ GM_FORMS = (
 FRAGMENTS: LRUCache[Any, SafeString] = LRUCache(maxsize=20_000)
 MEMBERS: TTLCache[int, dict[str, tuple[str, str]]] = TTLCache(maxsize=10_000, ttl=5.0)
 FACES: TTLCache[int, dict[int, str]] = TTLCache(maxsize=10_000, ttl=5.0)
-WINDOWS: LRUCache[int, tuple[int, list[tuple[int, str, dict[str, Any]]]]] = LRUCache(maxsize=2_000)
+WINDOWS: LRUCache[int, tuple[int, int, list[tuple[int, str, dict[str, Any]]]]] = LRUCache(maxsize=2_000)
 URLS: LRUCache[int, dict[str, str]] = LRUCache(maxsize=10_000)
 TEMPLATES: LRUCache[str, Any] = LRUCache(maxsize=256)
 
@@ -150,7 +150,7 @@ def load_table(
     after the action and the events it appended; the log window then comes
     from ``WINDOWS`` (this process's previous window plus the new events) and
     nothing is read, unless another process wrote in between (the window's
-    seq does not join on).
+    version does not join on).
     """
     if battle is None:
         battle = Battle.objects.select_related("map").filter(pk=battle_id).first()
@@ -163,23 +163,27 @@ def load_table(
 
 
 def _window(battle: Battle, new_events: list[Event] | None) -> list[tuple[int, str, dict[str, Any]]]:
-    """The newest ``LOG_WINDOW`` events (newest first), read only when this process's copy is behind."""
-    seq = battle.seq
+    """The newest ``LOG_WINDOW`` events (newest first), read only when this process's copy is behind.
+
+    The copy is keyed by the battle's version, not its seq: after an undo on another process and a
+    new action, the seq can be back where this copy was taken with other events behind it.
+    """
+    seq, version = battle.seq, battle.version
     cached = WINDOWS.get(battle.pk)
-    if cached is not None and cached[0] == seq:
-        return cached[1]
-    if new_events and cached is not None and cached[0] == seq - len(new_events):
+    if cached is not None and cached[0] == version and cached[1] == seq:
+        return cached[2]
+    if new_events and cached is not None and cached[0] == version - 1 and cached[1] == seq - len(new_events):
         first = seq - len(new_events) + 1
         # The stored form (JSON): what a read of the rows would give.
         fresh = [(first + i, e.type, json.loads(json.dumps(e.data))) for i, e in enumerate(new_events)]
-        rows = (fresh[::-1] + cached[1])[:LOG_WINDOW]
+        rows = (fresh[::-1] + cached[2])[:LOG_WINDOW]
     else:
         rows = list(
             BattleEvent.objects.filter(battle_id=battle.pk)
             .order_by("-seq")
             .values_list("seq", "type", "data")[:LOG_WINDOW]
         )
-    WINDOWS[battle.pk] = (seq, rows)
+    WINDOWS[battle.pk] = (version, seq, rows)
     return rows
 
 
@@ -447,6 +451,7 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
         "battle_id": table.battle.pk,
         "urls": battle_urls(table.battle.pk),
         "seq": table.battle.seq,
+        "version": table.battle.version,
         "state": state,
         "phase": state.phase,
         "round": state.round,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
 from django.db import connection, transaction
-from django.db.models import Field
+from django.db.models import F, Field
 from django.utils import timezone
 
 from combat.engine.actions import Action, Refusal, RefusalCode
@@ -317,8 +317,9 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
     )
     seq = battle.seq + len(events)
     snapshot = state.to_dict()
-    _write(BATTLE_WRITE, (snapshot, seq, _status(state), now, battle.pk))
-    battle.snapshot, battle.seq, battle.status = snapshot, seq, _status(state)
+    version = battle.version + 1  # the row is locked: no other writer read the same version
+    _write(BATTLE_WRITE, (snapshot, seq, _status(state), version, now, battle.pk))
+    battle.snapshot, battle.seq, battle.status, battle.version = snapshot, seq, _status(state), version
     _on_commit(battle.pk, seq, (battle, state, events))
     return Result(
         ok=True, events=events, seq=seq, state=state, battle_id=battle.pk, role=getattr(battle, "role", None)
@@ -330,7 +331,7 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
 # an action's CPU). Values go through each field's own
 # get_db_prep_save (JSON, dates, keys), as the ORM's would; ``test_append_writes_what_the_orm_reads``.
 EVENT_COLUMNS = ("battle", "seq", "type", "data", "actor", "client_token", "created")
-BATTLE_WRITE = ("snapshot", "seq", "status", "updated", "id")
+BATTLE_WRITE = ("snapshot", "seq", "status", "version", "updated", "id")
 ROWS_PER_INSERT = 100
 
 
@@ -720,7 +721,11 @@ def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
         state = replay(events[:seq])
         BattleEvent.objects.filter(battle_id=battle.pk, seq__gt=seq).delete()
         Battle.objects.filter(pk=battle.pk).update(
-            snapshot=state.to_dict(), seq=seq, status=_status(state), updated=timezone.now()
+            snapshot=state.to_dict(),
+            seq=seq,
+            status=_status(state),
+            version=F("version") + 1,
+            updated=timezone.now(),
         )
         _on_commit(battle.pk, seq)
     return Result(ok=True, seq=seq, state=state, battle_id=battle.pk)

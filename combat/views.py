@@ -15,6 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -366,7 +367,10 @@ def battle_map(request: HttpRequest, pk: int) -> HttpResponse:
                 battle.grid_cols = 0 if data["fit"] else data["grid_cols"] or 0
                 battle.grid_offset_x = 0 if data["fit"] else data["grid_offset_x"] or 0
                 battle.grid_offset_y = 0 if data["fit"] else data["grid_offset_y"] or 0
-                battle.save(update_fields=["map", "grid_cols", "grid_offset_x", "grid_offset_y", "updated"])
+                battle.version = F("version") + 1  # a new board: pushes rendered before it are older
+                battle.save(
+                    update_fields=["map", "grid_cols", "grid_offset_x", "grid_offset_y", "version", "updated"]
+                )
                 transaction.on_commit(lambda: live.battle_changed(battle.pk, battle.seq))
             messages.success(request, "The map is on the board." if chosen else "The board has no map now.")
             return redirect("battle", battle.pk)

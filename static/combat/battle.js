@@ -30,6 +30,12 @@
     return el ? parseInt(el.dataset.seq, 10) || 0 : 0;
   }
 
+  // The battle's version goes up with every change, undo included (the seq goes down on an undo).
+  function versionNow() {
+    var el = document.getElementById("battle-seq");
+    return el ? parseInt(el.dataset.version, 10) || 0 : 0;
+  }
+
   function setConn(text, cls) {
     if (!conn) { return; }
     conn.textContent = text;
@@ -46,7 +52,7 @@
   root.addEventListener("htmx:wsOpen", function (e) {
     socketOpen = true;
     setConn("Live", "live");
-    e.detail.socketWrapper.send(JSON.stringify({ type: "sync", seq: seqNow(), reconnect: opened > 0 }));
+    e.detail.socketWrapper.send(JSON.stringify({ type: "sync", seq: seqNow(), version: versionNow(), reconnect: opened > 0 }));
     opened += 1;
   });
   root.addEventListener("htmx:wsClose", function (e) {

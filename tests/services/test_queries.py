@@ -114,6 +114,7 @@ def test_append_writes_what_the_orm_reads():
     assert [(e.seq, e.type, e.data, e.actor_id, e.client_token) for e in stored] == [row[1:6] for row in rows]
     assert all(e.created == now for e in stored)
     snapshot = {"deep": {"list": [1, 2, 3]}, "name": "Ünïcode"}
-    services._write(services.BATTLE_WRITE, (snapshot, battle.seq + 250, "ended", now, battle.pk))
+    values = (snapshot, battle.seq + 250, "ended", 2**40, now, battle.pk)
+    services._write(services.BATTLE_WRITE, values)
     row = Battle.objects.get(pk=battle.pk)
-    assert (row.snapshot, row.seq, row.status, row.updated) == (snapshot, battle.seq + 250, "ended", now)
+    assert (row.snapshot, row.seq, row.status, row.version, row.updated) == values[:-1]
