@@ -282,6 +282,7 @@ def start_servers(
             "ALLOWED_HOSTS": "127.0.0.1",
             "SECURE_SSL_REDIRECT": "0",
             "LOG_LEVEL": "ERROR",
+            "PYTHONWARNINGS": "ignore:Using the development SECRET_KEY",  # stderr: errors only
             "DB_CONN_MAX_AGE": "0",
             # Every bench seat connects from 127.0.0.1: lift the per-address socket cap.
             "SOCKETS_PER_IP": "100000",
@@ -300,7 +301,9 @@ def start_servers(
                 cwd=ROOT,
                 env={**env, "BENCH_PHASES": f"{phases}.{i}"},
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
+                # A file, not a pipe nobody reads: a server that logged 64 KB would block on its next
+                # line. ``server_errors`` reads what each logged after the run.
+                stderr=open(f"{phases}.{i}.err", "wb"),  # noqa: SIM115 - the server process owns it
             )
         )
         ports.append(port)
@@ -308,7 +311,8 @@ def start_servers(
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise SystemExit(f"server exited: {proc.stderr.read().decode()[-2000:]}")
+                with open(f"{phases}.{procs.index(proc)}.err", errors="replace") as f:
+                    raise SystemExit(f"server exited: {f.read()[-2000:]}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
@@ -379,6 +383,36 @@ def start_nginx(ports: list[int]) -> tuple[subprocess.Popen, int, str]:
             if time.monotonic() > deadline:
                 raise SystemExit("nginx did not start in 20 s") from None
             time.sleep(0.1)
+
+
+def server_errors(phases: str, count: int) -> tuple[int, int, str]:
+    """(messages, tracebacks, the first message) the server processes logged.
+
+    The servers log at ERROR (``LOG_LEVEL``): every message is one. A traceback's own lines are
+    indented or start with "Traceback"; its last line (the exception) is not indented either.
+    """
+    lines: list[str] = []
+    for i in range(count):
+        try:
+            with open(f"{phases}.{i}.err", errors="replace") as f:
+                lines += f.read().splitlines()
+            os.remove(f"{phases}.{i}.err")
+        except OSError:
+            pass
+    # Python's warnings ("file:line: SomeWarning: text", then the source line) are not errors.
+    warning = re.compile(r"^\S+:\d+: \w*Warning: ")
+    kept: list[str] = []
+    for line in lines:
+        if warning.match(line) or (line[:1].isspace() and kept[-1:] == ["<warning>"]):
+            kept.append("<warning>")
+        else:
+            kept.append(line)
+    lines = [line for line in kept if line != "<warning>"]
+    tracebacks = sum(1 for line in lines if line.startswith("Traceback"))
+    messages = [line for line in lines if line and not line[0].isspace() and not line.startswith("Traceback")]
+    # A message logged with its traceback shows as the message, the traceback, then the exception.
+    errors = len(messages) - tracebacks if len(messages) > tracebacks else len(messages)
+    return errors, tracebacks, messages[0][:200] if messages else ""
 
 
 def stop(procs: list[subprocess.Popen]) -> None:
@@ -757,6 +791,11 @@ def main() -> None:
         print(
             f"server {name}: p50={statistics.median(values):.1f} p95={pct(values, 95):.1f} ms (n={len(values)})"
         )
+    errors, tracebacks, first = server_errors(phases, args.servers)
+    print(
+        f"server errors logged: {errors} messages, {tracebacks} tracebacks"
+        + (f" (first: {first})" if first else "")
+    )
     if args.profile:
         print(f"flame graph: {args.profile}")
     print(f"p95_ms={pct(lat, 95):.0f} actions_per_s={rate:.0f}")

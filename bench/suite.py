@@ -58,6 +58,7 @@ FIGURES = {
     "lat": re.compile(r"every seat updated ms: p50=([\d.]+) p95=([\d.]+) p99=([\d.]+)"),
     "cpu": re.compile(r"server CPU per action: ([\d.]+) ms"),
     "load": re.compile(r"before=([\d.]+) after=([\d.]+)"),
+    "errors": re.compile(r"server errors logged: (\d+) messages, (\d+) tracebacks"),
 }
 
 
@@ -91,9 +92,11 @@ def main() -> None:
             continue
         found = {key: pattern.search(run.stdout) for key, pattern in FIGURES.items()}
         lat, cpu, load, last = found["lat"], found["cpu"], found["load"], found["p95"]
+        errors = found["errors"]
+        logged = f", server errors {errors[1]} (+{errors[2]} tracebacks)" if errors else ""
         summary.append(
             f"{name}: p50 {lat[1]} ms, p95 {lat[2]} ms, p99 {lat[3]} ms, {last[2]} actions/s, "
-            f"server CPU {cpu[1]} ms/action, load {load[1]} -> {load[2]}"
+            f"server CPU {cpu[1]} ms/action, load {load[1]} -> {load[2]}{logged}"
             if lat and cpu and load and last
             else f"{name}: {run.stdout.strip().splitlines()[-1]}"
         )
