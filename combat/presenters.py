@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cachetools import LRUCache, TTLCache
-from django.template import Context
+from django.template import Context, engines
 from django.template.loader import get_template
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
@@ -53,6 +53,11 @@ from vtt.models import Character, Membership, media_url
 GM, PLAYER = "gm", "player"
 LOG_WINDOW = 30
 TEMPLATE = "combat/battle.html"
+# The pieces rendered on every change that alters them, as Jinja2 templates (``combat.jinja``).
+TOKEN, TRACKER_ROW, GM_ROW, LOG_ENTRY, ACTION_OPTS = (
+    f"combat/{name}.html" for name in ("token", "tracker_row", "gm_row", "log_entry", "action_opts")
+)
+JINJA = frozenset({TOKEN, TRACKER_ROW, GM_ROW, LOG_ENTRY, ACTION_OPTS})
 # Regions (partial names) each message carries; every one is a top-level element with an id.
 SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
 GM_REGIONS = (*SHARED_REGIONS, "gm", "actions", "prompt", "sheet")
@@ -298,7 +303,7 @@ def log_entries(
         if not e["text"] and not e["rolls"]:
             continue
         key = (seq, e["text"], tuple(tuple(r.values()) for r in e["rolls"]))
-        e["html"] = fragment(f"{TEMPLATE}#log_entry", key, {"e": e})
+        e["html"] = fragment(LOG_ENTRY, key, {"e": e})
         out.append(e)
     return out
 
@@ -411,7 +416,7 @@ def _tokens(
             face,
             token["health"],
         )
-        token["html"] = fragment("combat/_token.html", key, {"t": token})
+        token["html"] = fragment(TOKEN, key, {"t": token})
         row_key = (
             cid,
             name,
@@ -422,7 +427,7 @@ def _tokens(
             controller,
             token["controller_name"],
         )
-        token["row_html"] = fragment(f"{TEMPLATE}#tracker_row", row_key, {"t": token})
+        token["row_html"] = fragment(TRACKER_ROW, row_key, {"t": token})
         tokens.append(token)
     return tokens
 
@@ -618,7 +623,7 @@ def gm_context(table: Table) -> dict[str, Any]:
             c.side,
             ruleset.board,
         )
-        row["row_html"] = fragment(f"{TEMPLATE}#gm_row", key, {"c": row, "board_kind": ruleset.board})
+        row["row_html"] = fragment(GM_ROW, key, {"c": row, "board_kind": ruleset.board})
         rows.append(row)
     ctx: dict[str, Any] = {
         "all_combatants": rows,
@@ -651,14 +656,23 @@ def _status_choices(ruleset: type[Ruleset], state: BattleState, present: set[str
     return sorted(((k, status_name(state, k)) for k in keys | present), key=lambda kv: kv[1])
 
 
-def context_for(table: Table, role: str, user_id: str | None) -> dict[str, Any]:
-    """The full context of one viewer (first render, HTMX response, reconnect)."""
+def context_for(
+    table: Table, role: str, user_id: str | None, csrf_token: str | None = None
+) -> dict[str, Any]:
+    """The full context of one viewer (first render, HTMX response, reconnect).
+
+    ``csrf_token``: the page's, for its forms' CSRF fields (a page works without scripts); pushed
+    and HTMX renders go without (htmx sends the page's token in a header).
+    """
     is_gm = role == GM
     ctx = shared_context(table, vclass_of(role))
     ctx.update(user_context(table, user_id, is_gm))
     if is_gm:
         ctx.update(gm_context(table))
     ctx["role"] = role
+    if csrf_token:
+        ctx["csrf_token"] = csrf_token
+    share_options(table, ctx)
     return ctx
 
 
@@ -666,12 +680,15 @@ def context_for(table: Table, role: str, user_id: str | None) -> dict[str, Any]:
 
 
 def _template(name: str) -> Any:
-    """A template ("combat/_token.html") or a partial of the battle page ("board")."""
+    """A Jinja2 piece (``JINJA``), a template ("combat/x.html") or a partial of the battle page ("board")."""
     tpl = TEMPLATES.get(name)
     if tpl is None:
-        tpl = TEMPLATES[name] = get_template(
-            name if name.endswith(".html") or "#" in name else f"{TEMPLATE}#{name}"
-        )
+        if name in JINJA:
+            tpl = TEMPLATES[name] = engines["jinja2"].env.get_template(name)  # type: ignore[attr-defined]
+        else:
+            tpl = TEMPLATES[name] = get_template(
+                name if name.endswith(".html") or "#" in name else f"{TEMPLATE}#{name}"
+            )
     return tpl
 
 
@@ -681,8 +698,12 @@ def render_one(name: str, ctx: dict[str, Any]) -> str:
     That is what the en-us locale without thousand separators renders too (a test holds it),
     without Django's per-number format lookup (``number_format`` asks the active language of
     the thread every time: ~100 numbers per change, ~10-30 us each, a few ms per action).
+    Jinja2 pieces render numbers as ``str(n)`` anyway.
     """
     tpl = _template(name)
+    if name in JINJA:
+        out: str = tpl.render(ctx)
+        return out
     html: str = tpl.template.render(Context(ctx, autoescape=tpl.backend.engine.autoescape, use_l10n=False))
     return html
 
@@ -741,12 +762,12 @@ def share_options(table: Table, ctx: dict[str, Any]) -> None:
     seq); they are rendered once with token slots, and each viewer's copy gets fresh tokens.
     """
     acting = ctx.get("acting")
-    if acting is None or not ctx.get("options"):
+    if acting is None:
         return
     key = (acting.id, ctx["seq"], ctx.get("csrf_token"))
     html = table._opts_html.get(key)
     if html is None:
-        html = table._opts_html[key] = render_one("action_opts", {**ctx, "client_token_slot": True})
+        html = table._opts_html[key] = render_one(ACTION_OPTS, {**ctx, "client_token_slot": True})
     ctx["opts_html"] = mark_safe(fresh_tokens(html))  # noqa: S308 - our template's output
 
 

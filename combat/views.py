@@ -17,6 +17,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.html import format_html
@@ -181,7 +182,7 @@ def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
     battle, role = _battle_for(request, pk)
     table = presenters.load_table(battle.pk, battle)
     assert table is not None
-    ctx = presenters.context_for(table, role, _viewer(request, role))
+    ctx = presenters.context_for(table, role, _viewer(request, role), get_token(request))
     ctx["viewer_id"] = str(request.user.pk)
     if role == Role.GM:
         ctx["characters"] = list(

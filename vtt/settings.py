@@ -96,6 +96,13 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The battle's small pieces rendered on every change (``combat.jinja``); the pages are above.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "combat.jinja.environment"},
+    },
 ]
 
 

@@ -46,6 +46,7 @@ def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render
         pl = presenters.shared_context(fresh, "pl")
         for uid, html in fast["users"].items():
             ctx = {**pl, **presenters.user_context(fresh, uid, False)}
+            presenters.share_options(fresh, ctx)  # the forms, rendered anew (``fresh`` has its own memo)
             assert same(html) == same(presenters.render(presenters.USER_REGIONS, ctx)), (
                 f"{uid} after event {n}"
             )

@@ -31,7 +31,13 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
     html = client.get(f"/battles/{battle.pk}/").content.decode()
     assert "Your turn: Ayla" in html
     # Fire Bolt names its valid target; Flame Burst its squares in range and its area (radius 1).
-    assert 'data-label="Fire Bolt"' in html and "&quot;targets&quot;:[&quot;c3&quot;]" in html
+    assert 'data-label="Fire Bolt"' in html and '"targets":["c3"]' in unescape(html)
+    # The page's option forms post without scripts too: each carries the CSRF field and a token.
+    fire_bolt = html[
+        html.index('data-label="Fire Bolt"') : html.index("</form>", html.index('data-label="Fire Bolt"'))
+    ]
+    assert 'name="csrfmiddlewaretoken" value="' in fire_bolt
+    assert re.search(r'name="client_token" value="[A-Za-z0-9_-]{16}"', fire_bolt)
     tag = html[
         html.rindex("<form", 0, html.index('data-label="Flame Burst"')) : html.index(
             'data-label="Flame Burst"'
