@@ -229,8 +229,8 @@ def free_port() -> int:
 
 APP = "bench.asgi_frozen:application"
 SERVERS = {
-    "daphne": lambda port: ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), APP],
-    "uvicorn": lambda port: [
+    "daphne": lambda port, app: ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app],
+    "uvicorn": lambda port, app: [
         "-m",
         "uvicorn",
         "--host",
@@ -248,9 +248,9 @@ SERVERS = {
         "--no-access-log",
         "--log-level",
         "warning",
-        APP,
+        app,
     ],
-    "granian": lambda port: [
+    "granian": lambda port, app: [
         "-m",
         "granian",
         "--interface",
@@ -264,13 +264,18 @@ SERVERS = {
         "--log-level",
         "warning",
         "--no-access-log",
-        APP,
+        app,
     ],
 }
 
 
 def start_servers(
-    count: int, phases: str, server: str = "daphne", proxied: bool = False
+    count: int,
+    phases: str,
+    server: str = "daphne",
+    proxied: bool = False,
+    app: str = APP,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[list[subprocess.Popen], list[int]]:
     env = dict(os.environ)
     # DB_CONN_MAX_AGE=0: under ASGI each request runs its view in a thread of its own, so kept connections
@@ -290,11 +295,12 @@ def start_servers(
     )
     if proxied:
         env["PROXY_COUNT"] = "1"
+    env.update(extra_env or {})
     env.setdefault("SOCKETS_PER_IP", "100000")  # every seat of the benchmark comes from 127.0.0.1
     procs, ports = [], []
     for i in range(count):
         port = free_port()
-        command = [sys.executable, *SERVERS[server](port)]
+        command = [sys.executable, *SERVERS[server](port, app)]
         procs.append(
             subprocess.Popen(
                 command,

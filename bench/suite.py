@@ -6,7 +6,10 @@ the same at human pace (1 s +/- 50 % think time), 1 table x 100 seats (GM,
 5 players, 94 observers) one action at a time for 60 s, and the three loads
 of two server processes again through nginx (no sticky sessions). Always:
 the embedded default (SQLite, in-memory layer, one process) closed loop.
-Every run is ``bench/live.py``; its full output goes to stdout as it runs,
+Then the floor of the same loads (``bench/floor.py --level stack``: the
+project's server, sockets and fan-out with an action that only publishes a
+message of a real push's size): what the goals leave for the rules, the
+write and the render. Every run's full output goes to stdout as it runs,
 then one summary line per load. About 8 minutes on an idle 2-core machine.
 
     .venv/bin/python bench/suite.py [--quick] [--server daphne|uvicorn|granian]
@@ -24,13 +27,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LIVE = str(ROOT / "bench" / "live.py")
+FLOOR = str(ROOT / "bench" / "floor.py")
 CLOSED = ["-B", "20", "-C", "6", "--think-ms", "0", "--actions", "100000"]
 HUMAN = ["-B", "20", "-C", "6", "--think-ms", "1000", "--actions", "30", "--seconds", "40"]
 HUNDRED = ["-B", "1", "-C", "6", "--observers", "94", "--think-ms", "0", "--actions", "100000"]
 
 
 def loads(quick: bool) -> list[tuple[str, bool, list[str]]]:
-    """(name, needs PostgreSQL + Redis, bench/live.py arguments)."""
+    """(name, needs PostgreSQL + Redis, bench/live.py arguments, or bench/floor.py's and its own)."""
     short = ["--seconds", "10" if quick else "20"]
     hundred = ["--seconds", "15" if quick else "60"]
     return [
@@ -50,6 +54,10 @@ def loads(quick: bool) -> list[tuple[str, bool, list[str]]]:
             [*HUNDRED, "--seconds", "15" if quick else "30", "--servers", "2", "--proxy", "nginx"],
         ),
         ("embedded default (SQLite, memory layer, 1 process): 20x6 closed loop", False, [*CLOSED, *short]),
+        ("floor: 20x6 closed loop, 2 processes", True, [FLOOR, *CLOSED, "--seconds", "15"]),
+        ("floor: 20x6 human pace, 2 processes", True, [FLOOR, *HUMAN[:-2], "--seconds", "15"]),
+        ("floor: 1x100, 2 processes", True, [FLOOR, *HUNDRED, "--seconds", "15"]),
+        ("floor: embedded, 20x6 closed loop", False, [FLOOR, *CLOSED, "--seconds", "10"]),
     ]
 
 
@@ -81,10 +89,13 @@ def main() -> None:
         if not needs_services:
             for key in ("DATABASE_URL", "REDIS_URL"):
                 env.pop(key, None)
+        script, argv = (argv[0], argv[1:]) if argv[0] == FLOOR else (LIVE, argv)
         if args.server:
             argv = [*argv, "--server", args.server]
-        print(f"\n== {name}: bench/live.py {' '.join(argv)}", flush=True)
-        run = subprocess.run([sys.executable, LIVE, *argv], env=env, cwd=ROOT, capture_output=True, text=True)
+        print(f"\n== {name}: bench/{Path(script).name} {' '.join(argv)}", flush=True)
+        run = subprocess.run(
+            [sys.executable, script, *argv], env=env, cwd=ROOT, capture_output=True, text=True
+        )
         sys.stdout.write(run.stdout)
         if run.returncode != 0:
             sys.stdout.write(run.stderr[-3000:])

@@ -1,0 +1,14 @@
+"""Settings of ``bench/floor.py``'s servers: the project's, with the floor's URLs (``bench.floor_app``).
+
+``FLOOR_LEVEL=bare`` also drops every middleware: Django's plain ASGI handler, an async view.
+"""
+
+from __future__ import annotations
+
+import os
+
+from vtt.settings import *  # noqa: F403 - the project's settings, then the floor's changes
+
+ROOT_URLCONF = "bench.floor_app"
+if os.environ.get("FLOOR_LEVEL") == "bare":
+    MIDDLEWARE: list[str] = []
