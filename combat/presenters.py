@@ -21,6 +21,8 @@ Caches (cachetools, per process; ``clear_caches`` empties them):
   (``forget_faces`` drops a campaign's at once when a portrait changes);
 - ``WINDOWS`` (LRU, 2,000 battles): the newest ``LOG_WINDOW`` events of a
   battle, so the push after a write reads nothing (see ``load_table``);
+- ``LOGS`` (LRU, 4,000 battle and class pairs): the described entries of a battle's log window
+  (``_log_memo``), so a change describes only its new events;
 - ``URLS`` (LRU, 10,000 battles) and ``TEMPLATES`` (LRU, 256): reversed
   endpoints and compiled partials.
 """
@@ -79,12 +81,15 @@ MEMBERS: TTLCache[int, dict[str, tuple[str, str]]] = TTLCache(maxsize=10_000, tt
 FACES: TTLCache[int, dict[int, str]] = TTLCache(maxsize=10_000, ttl=5.0)
 WINDOWS: LRUCache[int, tuple[int, int, list[tuple[int, str, dict[str, Any]]]]] = LRUCache(maxsize=2_000)
 URLS: LRUCache[int, dict[str, str]] = LRUCache(maxsize=10_000)
+LOGS: LRUCache[tuple[int, str], tuple[dict[str, str], frozenset[str], dict[int, Any]]] = LRUCache(
+    maxsize=4_000
+)
 TEMPLATES: LRUCache[str, Any] = LRUCache(maxsize=256)
 
 
 def clear_caches() -> None:
     """Empty every cache of this module (tests: database ids repeat)."""
-    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES):
+    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES, LOGS):
         cache.clear()
 
 
@@ -294,18 +299,51 @@ def fragment(template: str, key: Any, ctx: dict[str, Any]) -> SafeString:
 
 
 def log_entries(
-    events: list[tuple[int, str, dict[str, Any]]], names: dict[str, str], hidden: frozenset[str] | set[str]
+    events: list[tuple[int, str, dict[str, Any]]],
+    names: dict[str, str],
+    hidden: frozenset[str] | set[str],
+    memo: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Log entries (newest first) with their rendered HTML; ``hidden`` from the engine's ``hidden_ids``."""
+    """Log entries (newest first) with their rendered HTML; ``hidden`` from the engine's ``hidden_ids``.
+
+    ``memo`` (from ``_log_memo``): the entries of the same event rows described before with the
+    same names and hidden combatants, by the row's data object (held, so its id is not reused).
+    """
     out = []
+    kept: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
     for seq, etype, data in events:
-        e = describe(seq, etype, filter_event(etype, data, hidden), names, hidden)
-        if not e["text"] and not e["rolls"]:
-            continue
-        key = (seq, e["text"], tuple(tuple(r.values()) for r in e["rolls"]))
-        e["html"] = fragment(LOG_ENTRY, key, {"e": e})
-        out.append(e)
+        hit = memo.get(id(data)) if memo is not None else None
+        if hit is not None and hit[0] is data:
+            e = hit[1]
+        else:
+            e = describe(seq, etype, filter_event(etype, data, hidden), names, hidden)
+            if not e["text"] and not e["rolls"]:
+                e = None
+            else:
+                key = (seq, e["text"], tuple(tuple(r.values()) for r in e["rolls"]))
+                e["html"] = fragment(LOG_ENTRY, key, {"e": e})
+        kept[id(data)] = (data, e)
+        if e is not None:
+            out.append(e)
+    if memo is not None:
+        memo.clear()
+        memo.update(kept)
     return out
+
+
+def _log_memo(
+    battle_id: int, vclass: str, names: dict[str, str], hidden: frozenset[str] | set[str]
+) -> dict[int, tuple[dict[str, Any], dict[str, Any] | None]]:
+    """The described entries of a battle's log window for one class, while names and hidden hold.
+
+    The window's rows (``WINDOWS``) keep their data objects from one change to the next, so after a
+    change only the new events are described; a re-read window (another process wrote, an undo)
+    brings new objects, and they are described anew.
+    """
+    cached = LOGS.get((battle_id, vclass))
+    if cached is None or cached[0] != names or cached[1] != hidden:
+        cached = LOGS[(battle_id, vclass)] = (dict(names), frozenset(hidden), {})
+    return cached[2]
 
 
 def battle_urls(battle_id: int) -> dict[str, str]:
@@ -442,7 +480,8 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
     order = [by_id[cid] for cid in state.order if cid in by_id]
     waiting = [t for t in tokens if t["id"] not in state.order]
     names = {cid: c.name for cid, c in state.combatants.items()}
-    entries = log_entries(table.events, names, hidden_ids(state, Viewer(role=GM if is_gm else PLAYER)))
+    hidden = hidden_ids(state, Viewer(role=GM if is_gm else PLAYER))
+    entries = log_entries(table.events, names, hidden, _log_memo(table.battle.pk, vclass, names, hidden))
     ruleset = get_ruleset(state.ruleset)
     current = state.current()
     pending = state.pending

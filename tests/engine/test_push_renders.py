@@ -58,3 +58,37 @@ def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render
             elif ctx["phase"] == "active":
                 cached_waiting += 1
     assert acted and cached_waiting  # both shortcuts were taken
+
+
+@pytest.mark.parametrize("key", sorted(RULESETS))
+def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_description(key, monkeypatch):
+    from combat.engine.core import Viewer
+    from combat.engine.view import hidden_ids
+
+    described = []
+    real_describe = presenters.describe
+    monkeypatch.setattr(presenters, "describe", lambda *a: described.append(a[0]) or real_describe(*a))
+    presenters.clear_caches()
+    first, other = random_battle(key, seed=5, steps=80), random_battle(key, seed=6, steps=80)
+    hits = 0
+    # ``other`` stands for the window read anew after an undo: other events at the same seqs.
+    for log in (first, other):
+        seen: dict[str, tuple] = {}
+        for n in range(2, len(log) + 1):
+            table = table_at(log, n)
+            for vclass, role in (("gm", presenters.GM), ("pl", presenters.PLAYER)):
+                state = table.state
+                names = {cid: c.name for cid, c in state.combatants.items()}
+                hidden = hidden_ids(state, Viewer(role=role))
+                described.clear()
+                fast = presenters.shared_context(table, vclass)["log_html"]
+                work = len(described)
+                fresh = presenters.log_entries(table.events, names, hidden)
+                assert fast == "".join(e["html"] for e in fresh), f"{vclass} log after event {n}"
+                if n == 2 and log is other:
+                    assert work == 2, "another window's events are described anew"
+                elif seen.get(vclass) == (names, hidden):
+                    assert work == 1, "only the new event is described"
+                    hits += 1
+                seen[vclass] = (names, hidden)
+    assert hits > len(first)  # most changes keep the names and the hidden combatants
