@@ -392,33 +392,42 @@ def start_nginx(ports: list[int]) -> tuple[subprocess.Popen, int, str]:
 
 
 def server_errors(phases: str, count: int) -> tuple[int, int, str]:
-    """(messages, tracebacks, the first message) the server processes logged.
+    """(messages, tracebacks, the first message and where the whole log is) the servers logged.
 
     The servers log at ERROR (``LOG_LEVEL``): every message is one. A traceback's own lines are
-    indented or start with "Traceback"; its last line (the exception) is not indented either.
+    indented or start with "Traceback"; its last line (the exception) is not indented either. A
+    server's log with nothing but Python's warnings is removed; one with errors is kept, and its
+    path follows the first message.
     """
-    lines: list[str] = []
-    for i in range(count):
-        try:
-            with open(f"{phases}.{i}.err", errors="replace") as f:
-                lines += f.read().splitlines()
-            os.remove(f"{phases}.{i}.err")
-        except OSError:
-            pass
     # Python's warnings ("file:line: SomeWarning: text", then the source line) are not errors.
     warning = re.compile(r"^\S+:\d+: \w*Warning: ")
-    kept: list[str] = []
-    for line in lines:
-        if warning.match(line) or (line[:1].isspace() and kept[-1:] == ["<warning>"]):
-            kept.append("<warning>")
+    lines: list[str] = []
+    logs: list[str] = []
+    for i in range(count):
+        path = f"{phases}.{i}.err"
+        try:
+            with open(path, errors="replace") as f:
+                read = f.read().splitlines()
+        except OSError:
+            continue
+        mine: list[str] = []
+        for line in read:
+            if warning.match(line) or (line[:1].isspace() and mine[-1:] == ["<warning>"]):
+                mine.append("<warning>")
+            else:
+                mine.append(line)
+        mine = [line for line in mine if line != "<warning>"]
+        if any(mine):
+            logs.append(path)
         else:
-            kept.append(line)
-    lines = [line for line in kept if line != "<warning>"]
+            os.remove(path)
+        lines += mine
     tracebacks = sum(1 for line in lines if line.startswith("Traceback"))
     messages = [line for line in lines if line and not line[0].isspace() and not line.startswith("Traceback")]
     # A message logged with its traceback shows as the message, the traceback, then the exception.
     errors = len(messages) - tracebacks if len(messages) > tracebacks else len(messages)
-    return errors, tracebacks, messages[0][:200] if messages else ""
+    first = messages[0][:200] + f"; the servers' logs: {', '.join(logs)}" if messages else ""
+    return errors, tracebacks, first
 
 
 def stop(procs: list[subprocess.Popen]) -> None:

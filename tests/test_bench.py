@@ -30,10 +30,12 @@ def test_the_bench_counts_logged_errors_and_tracebacks_and_skips_python_warnings
     (tmp_path / "phases.1.err").write_text(
         "Traceback (most recent call last):\n  File z\nasyncio.CancelledError\n"
     )
-    assert server_errors(phases, 2) == (1, 2, "live push for battle 3 failed")
-    assert not (tmp_path / "phases.0.err").exists()  # read once, then removed
+    logs = f"{phases}.0.err, {phases}.1.err"
+    assert server_errors(phases, 2) == (1, 2, f"live push for battle 3 failed; the servers' logs: {logs}")
+    assert (tmp_path / "phases.0.err").exists()  # kept: the whole traceback is there to read
     (tmp_path / "phases.0.err").write_text("/srv/base.py:61: UserWarning: only a warning\n  warnings.warn(\n")
     assert server_errors(phases, 1) == (0, 0, "")
+    assert not (tmp_path / "phases.0.err").exists()  # nothing but warnings: removed
 
 
 def test_the_floor_bench_runs_both_levels_and_ends_with_the_benchs_last_line(tmp_path):
