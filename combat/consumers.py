@@ -215,9 +215,11 @@ class BattleConsumer(sockets.PushConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         # The battle's own messages (pushes, presence) come through this process's one subscription.
-        self.outbox = fanout.Outbox(self.dispatch)
+        # They queue from here on and are sent once the handshake is accepted, never before.
+        self.outbox = fanout.Outbox(self.dispatch, start=False)
         await fanout.join(self.channel_layer, live.battle_group(self.battle_id), self)
         await self.accept()
+        self.outbox.start()
         await self._join()
         self.recheck_task = asyncio.get_running_loop().create_task(self._recheck_forever())
 

@@ -130,12 +130,24 @@ def members(layer: Any, group: str) -> int:
 class Outbox:
     """A socket's queue of group messages and the one task that hands them to its handlers in order."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Any, start: bool = True) -> None:
         self.handle = handle  # async callable taking one message
         self.queue: deque[dict[str, Any]] = deque()
         self.closed = False
         self._wake: asyncio.Future[None] | None = None
-        self.task: asyncio.Task[None] = asyncio.get_running_loop().create_task(self._drain())
+        self.task: asyncio.Task[None] | None = None
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Begin handing messages to the handler, those queued so far first.
+
+        A socket joins its battle's subscription before its handshake is accepted (so no change is
+        missed between the two) and starts its outbox once accepted: a frame sent before the
+        accept is refused by the server ("Socket has not been accepted").
+        """
+        if self.task is None and not self.closed:
+            self.task = asyncio.get_running_loop().create_task(self._drain())
 
     def put(self, message: dict[str, Any]) -> int:
         """Queue one message; returns how many are waiting (the one being handled not counted)."""
@@ -154,7 +166,7 @@ class Outbox:
         """Drop what waits and stop (at once, or after the message being handled when called from it)."""
         self.closed = True
         self.queue.clear()
-        if self.task is not asyncio.current_task():
+        if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
 
     async def _drain(self) -> None:

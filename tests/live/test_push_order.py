@@ -9,6 +9,7 @@ log is reused only for the version it was read at.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -17,7 +18,7 @@ from channels.layers import get_channel_layer
 
 from combat import live, presenters, services
 from combat.models import Battle
-from tests.sockets import connect, frames, gm_skips, presence_lines
+from tests.sockets import connect, frames, gm_skips, presence_lines, received
 from tests.table import table
 
 
@@ -125,3 +126,32 @@ async def test_a_page_at_the_same_seq_but_an_older_version_gets_the_table_as_it_
         assert f'data-version="{now}"' in got
     finally:
         await gm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_message_that_comes_before_the_handshake_is_accepted_waits_for_it(live_table, monkeypatch):
+    """A socket joins its battle's subscription before it accepts (no change is missed between the
+    two); what comes in that moment (another seat's presence, a push) is sent after the accept. A
+    server refuses a frame before it ("Socket has not been accepted"): the socket logged an error."""
+    from combat import fanout
+    from tests.sockets import communicator
+
+    users, _, battle, cookies = live_table
+    real_join = fanout.join
+    early = {"type": "presence.update", "user": "someone-else", "online": True}
+
+    async def join_then_a_message(layer, group, member):
+        await real_join(layer, group, member)
+        member.offer(early)  # another seat's presence, between the join and the accept
+        await asyncio.sleep(0.05)  # the socket's outbox has every chance to send it now
+
+    monkeypatch.setattr(fanout, "join", join_then_a_message)
+    comm = communicator(battle.pk, cookies["player"])
+    try:
+        await comm.send_input({"type": "websocket.connect"})
+        first = await comm.receive_output(timeout=2)
+        assert first["type"] == "websocket.accept", first
+        texts = [m async for m in received(comm, 0.5)]
+        assert any('"someone-else": true' in t for t in texts), texts  # sent, after the accept
+    finally:
+        await comm.disconnect()
