@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -67,6 +68,7 @@ class Battle:
         self.id, self.port, self.users = bid, port, users
         self.seqs: list[int] = []
         self.at: list[float] = []
+        self.ws: list = []
         self.changed = asyncio.Event()
 
 
@@ -118,8 +120,6 @@ async def act_loop(
 
 
 async def main_async(args: argparse.Namespace, setup: dict, ports: list[int], pids: list[int]) -> dict:
-    import random
-
     from tests.live.wsclient import WSClient
 
     names, ids = [setup["gm"], *setup["players"]], setup["ids"]
@@ -145,7 +145,7 @@ async def main_async(args: argparse.Namespace, setup: dict, ports: list[int], pi
                 "127.0.0.1", port, path, origin=f"http://127.0.0.1:{port}", cookie=cookie
             )
             tasks.append(asyncio.create_task(seat(battle, j, ws)))
-            battle.ws = getattr(battle, "ws", []) + [ws]
+            battle.ws.append(ws)
         battles.append(battle)
     await asyncio.sleep(0.5)  # every socket has joined its group
     print(f"{len(battles)} battles x {len(seats)} seats connected", flush=True)

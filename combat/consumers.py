@@ -216,7 +216,7 @@ class BattleConsumer(sockets.PushConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         # The battle's own messages (pushes, presence) come through this process's one subscription.
         # They queue from here on and are sent once the handshake is accepted, never before.
-        self.outbox = fanout.Outbox(self.dispatch, start=False)
+        self.outbox = fanout.Outbox(self.dispatch)
         await fanout.join(self.channel_layer, live.battle_group(self.battle_id), self)
         await self.accept()
         self.outbox.start()

@@ -130,14 +130,12 @@ def members(layer: Any, group: str) -> int:
 class Outbox:
     """A socket's queue of group messages and the one task that hands them to its handlers in order."""
 
-    def __init__(self, handle: Any, start: bool = True) -> None:
+    def __init__(self, handle: Any) -> None:
         self.handle = handle  # async callable taking one message
         self.queue: deque[dict[str, Any]] = deque()
         self.closed = False
         self._wake: asyncio.Future[None] | None = None
-        self.task: asyncio.Task[None] | None = None
-        if start:
-            self.start()
+        self.task: asyncio.Task[None] | None = None  # ``start`` begins the sending
 
     def start(self) -> None:
         """Begin handing messages to the handler, those queued so far first.
