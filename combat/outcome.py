@@ -5,7 +5,9 @@ person who took it ("Hit! 8 damage to Goblin — 1d8+1 [7]+1"); ``notices``
 tells a player what the last action did to their own combatants. Both use
 only what the log may show that viewer: callers pass events filtered by the
 engine (``filter_event``; ``hidden`` from ``hidden_ids``), and a number taken
-out is not said.
+out is not said. How an event counts (a hit, a miss, a critical hit, damage)
+is what its type's description says (``EventType.verdict`` and ``hurts``),
+whichever ruleset owns it.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from combat.templatetags.battle_words import describe
+from combat.engine.log import describe
+from combat.engine.rulesets import event_type
 
-MISS_TYPES = frozenset({"ability.missed"})
 QUIET = frozenset(
     {
         "turn.started",
@@ -41,20 +43,15 @@ def _dice(entry: dict[str, Any]) -> str:
     )
 
 
-def _missed(etype: str, d: dict[str, Any]) -> bool:
-    if etype in MISS_TYPES:
-        return True
-    if etype == "luck.rolled":
-        return d.get("outcome") == "miss"
-    if etype in ("attack.rolled", "grapple.rolled"):
-        return d.get("hit") is False
-    return False
+def _verdict(etype: str, d: dict[str, Any]) -> str:
+    """``"hit"``, ``"miss"``, ``"crit"`` or ``""``: what the event's type says of it."""
+    spec = event_type(etype)
+    return spec.verdict(d) if spec is not None and spec.verdict is not None else ""
 
 
-def _crit(etype: str, d: dict[str, Any]) -> bool:
-    return (etype == "luck.rolled" and d.get("outcome") == "crit") or (
-        etype == "attack.rolled" and bool(d.get("crit"))
-    )
+def _hurts(etype: str) -> bool:
+    spec = event_type(etype)
+    return spec is not None and spec.hurts
 
 
 def outcome_text(events: list[tuple[str, dict[str, Any]]], names: dict[str, str], hidden: set[str]) -> str:
@@ -67,11 +64,12 @@ def outcome_text(events: list[tuple[str, dict[str, Any]]], names: dict[str, str]
         d = data if isinstance(data, dict) else {}
         entry = describe(0, etype, d, names, hidden)
         dice = _dice(entry) or dice
-        if _crit(etype, d):
+        verdict = _verdict(etype, d)
+        if verdict == "crit":
             headline = "Critical hit!"
-        elif _missed(etype, d) and not headline:
+        elif verdict == "miss" and not headline:
             headline = "Miss."
-        if etype in ("damage.dealt", "lp.lost"):
+        if _hurts(etype):
             target = d.get("target")
             if not headline or headline == "Miss.":
                 headline = "Hit!"
@@ -122,7 +120,7 @@ def notices(
     out = []
     for seq, etype, data in last_action(events_newest_first):
         d = data if isinstance(data, dict) else {}
-        if etype in ("damage.dealt", "lp.lost") and d.get("target") in mine:
+        if _hurts(etype) and d.get("target") in mine:
             who = names.get(d["target"], "Your character")
             by = names.get(d.get("actor"), "")
             hp = f" (HP {d['hp']})" if isinstance(d.get("hp"), int) else ""

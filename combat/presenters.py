@@ -42,6 +42,7 @@ from django.utils.safestring import SafeString, mark_safe
 from combat.engine.actions import ActionOption
 from combat.engine.core import Viewer, legal_actions, view_for
 from combat.engine.events import Event
+from combat.engine.log import describe
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
 from combat.engine.state import BattleState, Combatant
@@ -49,7 +50,6 @@ from combat.engine.view import filter_event, hidden_ids
 from combat.models import Battle, BattleEvent
 from combat.outcome import notices
 from combat.templatetags.battle_tags import TOKEN_SLOT, fresh_token_values
-from combat.templatetags.battle_words import describe
 from vtt.models import Character, Membership, media_url
 
 GM, PLAYER = "gm", "player"

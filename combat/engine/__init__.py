@@ -9,12 +9,16 @@ Public API (see each module's docstrings):
   ``view_for(state, Viewer)``, ``new_battle_event(ruleset, options, seed,
   width, height, blocked=(), content=None)``.
 - ``dice``: ``Dice(seed, salt)``, ``ScriptedDice(faces)``, ``Roll``.
-- ``actions``: ``Action``, ``Refusal``, ``ActionOption``; the parameters of every
-  action kind (``ACTION_PARAMS``, ``param_problems``, ``chosen_params``);
-  ``events``: ``Event`` and the fields of every event type (``EVENT_FIELDS``).
+- ``actions``: ``Action``, ``Refusal``, ``ActionOption``; the parameters of the
+  generic action kinds (``ACTION_PARAMS``, ``param_problems``, ``chosen_params``);
+  ``events``: ``Event``, ``EventType`` and the generic events (``GENERIC_EVENTS``);
+  a ruleset registers its own kinds and events (``Ruleset.params``, ``Ruleset.events``).
+- ``log``: ``describe`` (an event as a log entry: its sentence and dice); ``words``:
+  the helpers of every sentence and the generic events' sentences.
 - ``state``: ``BattleState``, ``Combatant``, ``Decision`` (JSON snapshots).
 - ``board``: grid distances, range/area shapes, BFS paths; rows.
-- ``rulesets``: the registry and the plugin API (``rulesets/base.py``).
+- ``rulesets``: the registry (``get_ruleset``, ``event_type``) and the plugin API
+  (``rulesets/base.py``); one package per ruleset, each of the same shape.
 - ``view``: ``Viewer``, ``view_for``, ``event_for`` (per-viewer projections).
 - ``autoplay``: ``random_action`` (benchmarks, property tests, simple NPCs).
 """

@@ -17,10 +17,11 @@ Parameters are named the same way in every ruleset (the vocabulary of
   at (an area's centre, a leap), ``pos`` where a combatant is placed (setup)
   and ``row`` its row on a rows board.
 
-``ACTION_PARAMS`` below is the single reference of every action kind's
-parameters; ``param_problems`` checks parameters against it, and
-``chosen_params`` builds what a client sends for an option of ENG-5. A
-ruleset uses the parameters of a kind that its rules need.
+``ACTION_PARAMS`` below names the parameters of the generic action kinds
+(turns, moves, abilities, attacks, setup and the GM); a ruleset names those
+of its own kinds in ``Ruleset.params`` (and may extend a generic kind's with
+a TypedDict subclass). ``param_problems`` checks parameters against them, and
+``chosen_params`` builds what a client sends for an option of ENG-5.
 
 >>> Action.from_dict({"kind": "end_turn", "actor": "c1"})
 Action(kind='end_turn', actor='c1', params={})
@@ -30,6 +31,7 @@ Refusal(reason='Unknown action.', code=<RefusalCode.BAD_INPUT: 'bad_input'>)
 
 # No ``from __future__ import annotations`` here: the TypedDicts' Required markers must be real objects.
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Required, TypedDict
@@ -240,73 +242,27 @@ class MoveParams(TypedDict, total=False):
 
 
 class AbilityParams(TypedDict, total=False):
-    """``ability``: what is used (exactly one of ``ability``, ``weapon``, ``item``) and where.
-
-    ``targets`` or ``square`` (area and leap abilities); ``to``: D20 Luck's free
-    step before acting; ``status``: the status a recovery ends.
-    """
+    """``ability``: what is used (exactly one of ``ability``, ``weapon``, ``item``) and where:
+    ``targets``, or ``square`` (area and leap abilities)."""
 
     ability: str
     weapon: str
     item: str
     targets: list[str]
     square: list[int]
-    to: list[int]
-    status: str
 
 
 class AttackParams(TypedDict, total=False):
-    """``attack``: the ``targets``, with ``weapon`` and attack ``modifiers`` where the weapon is chosen."""
+    """``attack``: the ``targets``, with the ``weapon`` where the weapon is chosen."""
 
     weapon: str
-    modifiers: list[str]
-    targets: list[str]
-
-
-class ItemParams(TypedDict, total=False):
-    """``item``: an item of the inventory on its ``targets``."""
-
-    item: Required[str]
     targets: list[str]
 
 
 class TargetsParams(TypedDict, total=False):
-    """Actions aimed at combatants and nothing else (``grapple``, ``hold``, ``activate_spell``)."""
+    """Actions aimed at combatants and nothing else (Paradigm's ``hold``, Action Block's ``grapple``)."""
 
     targets: list[str]
-
-
-class SpellParams(TypedDict, total=False):
-    """``cast_spell``: the ``spell`` and its casting ``modifiers``."""
-
-    spell: Required[str]
-    modifiers: list[str]
-
-
-class CharismaParams(TypedDict, total=False):
-    """``charisma``: the charisma ``skill`` on its ``targets``."""
-
-    skill: Required[str]
-    targets: list[str]
-
-
-class RampartParams(TypedDict, total=False):
-    """``rampart``: turn it ``on`` (true) or off (false); default: the other way round."""
-
-    on: bool
-
-
-class InteractParams(TypedDict):
-    """``interact``: the battlefield ``object`` used."""
-
-    object: str
-
-
-class SwapParams(TypedDict, total=False):
-    """``swap``: put the weapon or accessory ``equip`` in ``slot`` (``""``: put away what is there)."""
-
-    slot: Required[str]
-    equip: str
 
 
 class CombatantParams(TypedDict):
@@ -382,36 +338,14 @@ class EndBattleParams(TypedDict, total=False):
     winner: str | None
 
 
-#: The parameters of every action kind, in every ruleset: the single reference that the rulesets,
-#: the web layer and the tests follow.
+#: The parameters of the generic action kinds: the reference that the rulesets, the web layer and the
+#: tests follow. A ruleset's own kinds are in its ``Ruleset.params``.
 ACTION_PARAMS: dict[str, type] = {
-    # every ruleset
     "end_turn": NoParams,
     "answer": AnswerParams,
     "move": MoveParams,
     "ability": AbilityParams,
     "attack": AttackParams,
-    "item": ItemParams,
-    # Mist
-    "double_move": NoParams,
-    "disengage": NoParams,
-    "rampart": RampartParams,
-    # Paradigm
-    "change_row": NoParams,
-    "hold": TargetsParams,
-    "interact": InteractParams,
-    "swap": SwapParams,
-    "flee": NoParams,
-    "summon": NoParams,
-    # Action Block
-    "grapple": TargetsParams,
-    "break_free": NoParams,
-    "release": NoParams,
-    "brace": NoParams,
-    "cast_spell": SpellParams,
-    "echo_spell": NoParams,
-    "activate_spell": TargetsParams,
-    "charisma": CharismaParams,
     # setup and GM (ENG-7)
     "setup.add_combatant": NewCombatantParams,
     "setup.place": PlaceParams,
@@ -435,15 +369,18 @@ ONE_OF: dict[str, tuple[str, ...]] = {"move": ("to", "path"), "ability": ("abili
 PICKED_SQUARE: dict[str, str] = {"move": "to"}
 
 
-def param_problems(kind: str, params: dict[str, Any]) -> list[str]:
-    """What in ``params`` departs from ``ACTION_PARAMS`` (an empty list when they fit).
+def param_problems(kind: str, params: dict[str, Any], own: Mapping[str, type] | None = None) -> list[str]:
+    """What in ``params`` departs from the parameters of ``kind`` (an empty list when they fit).
+
+    ``own``: the parameters of the battle's ruleset (``Ruleset.params``), which come before
+    ``ACTION_PARAMS``.
 
     >>> param_problems("ability", {"weapon": "sword", "targets": ["c2"]})
     []
     >>> param_problems("ability", {"ability": "weapon:sword", "targets": "c2", "step": [1, 1]})
     ["targets: 'c2' is not list[str]", 'step: not a parameter of this action']
     """
-    spec = ACTION_PARAMS.get(kind)
+    spec = (own or {}).get(kind) or ACTION_PARAMS.get(kind)
     if spec is None:
         return [f"unknown action kind {kind!r}"]
     out = typed_problems(spec, params, "", "not a parameter of this action")

@@ -2,17 +2,25 @@
 
 An ``Event`` is a type name and a JSON-safe ``data`` dict. Dice used by the
 step that produced it are in ``data["rolls"]`` as ``Roll`` dicts and, in one
-line, in ``data["rolled"]`` (expression, faces, total) (ENG-2). Templates
-turn events into words; the engine never writes prose into them beyond short
-labels.
+line, in ``data["rolled"]`` (expression, faces, total) (ENG-2). The log turns
+events into words (``log.describe``); the engine never writes prose into
+them beyond short labels.
+
+Every event type is described once, by an ``EventType``: its fields (a
+TypedDict), its sentence in the log, and how the log and the outcome line
+read it. The generic events (the ones the core emits and applies, and the
+combat vocabulary several rulesets share) are ``GENERIC_EVENTS`` below; a
+ruleset describes its own in its package's ``events.py`` and registers them
+as ``Ruleset.events``, where it may also extend a generic type with fields
+of its own (``GENERIC_EVENTS["damage.dealt"].extended(MyDamage)``).
+``rulesets.event_type`` finds the description of any type.
 
 The vocabulary, the same in every ruleset: ``actor`` is who acts, ``target``
 one combatant an action affects and ``targets`` several (always a list),
 ``combatant`` the one whose own state a bookkeeping event changes (turns,
 statuses, resources, moves); ``status``, ``item``, ``weapon``, ``ability``,
 ``spell`` name content by key; squares are ``[x, y]`` lists (``to``, ``at``,
-``path``). ``EVENT_FIELDS`` below is the single reference of every event
-type's fields; ``event_problems`` checks an event against it.
+``path``). ``event_problems`` checks an event against its description.
 
 >>> e = Event("damage.dealt", {"target": "c2", "amount": 3, "hp": 7})
 >>> Event.from_dict(e.to_dict()) == e
@@ -20,9 +28,14 @@ True
 """
 
 # No ``from __future__ import annotations`` here: the TypedDicts' Required markers must be real objects.
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, Required, TypedDict, Union, get_args, get_origin, get_type_hints
+
+from combat.engine import words
+from combat.engine.words import Words, silent
 
 
 @dataclass(frozen=True)
@@ -51,7 +64,36 @@ class Event:
         return rolls
 
 
-# --- the fields of every event type ------------------------------------------------------------
+@dataclass(frozen=True)
+class EventType:
+    """The description of one event type.
+
+    ``fields``: a TypedDict of its data (``Recorded`` or a subclass). ``words``: its sentence in the log
+    (``words.silent`` keeps it out). ``one_of``: fields of which it names exactly one. ``changes``: it
+    changes its subject's numbers (HP, resources, statuses), so none of them is shown to a viewer from
+    whom the subject's HP is hidden (``view.filter_event``). ``verdict(data)``: ``"hit"``, ``"miss"``,
+    ``"crit"`` or ``""``, what the outcome line heads with. ``hurts``: it is damage to its ``target``, said
+    like ``damage.dealt`` in the outcome line and the player's notice.
+    """
+
+    fields: type
+    words: Words = silent
+    one_of: tuple[str, ...] = ()
+    changes: bool = False
+    verdict: Callable[[dict[str, Any]], str] | None = None
+    hurts: bool = False
+
+    def extended(self, fields: type) -> "EventType":
+        """The same type with a ruleset's ``fields`` (a subclass of this one's): its words and reading kept."""
+        base, mine = get_type_hints(self.fields), get_type_hints(fields)
+        required: frozenset[str] = getattr(self.fields, "__required_keys__", frozenset())
+        extended: frozenset[str] = getattr(fields, "__required_keys__", frozenset())
+        if any(mine.get(k) != v for k, v in base.items()) or not required <= extended:
+            raise TypeError(f"{fields.__name__} must extend {self.fields.__name__}")
+        return dataclasses.replace(self, fields=fields)
+
+
+# --- the fields every event may carry ----------------------------------------------------------
 
 
 class RollData(TypedDict):
@@ -80,15 +122,19 @@ class Recorded(TypedDict, total=False):
     act: str
 
 
-class AbilityMissed(Recorded, total=False):
-    """``ability.missed``: what missed is named like the action's parameters (one of ``ability``, ``weapon``,
-    ``item``; logs stored before name a weapon or item ``ability: "weapon:sword"``)."""
+class Caused(Recorded, total=False):
+    """What caused a change, named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``,
+    a basic attack's ``weapon``; Action Block: a ``spell``); logs stored before carry it as
+    ``source: "item:ether"``. Damage and healing may also come from a status's own ``status``."""
 
     ability: str
-    actor: Required[str]
     item: str
-    target: Required[str]
+    object: str
+    spell: str
     weapon: str
+
+
+# --- the generic events ------------------------------------------------------------------------
 
 
 class AbilityUsed(Recorded, total=False):
@@ -96,56 +142,30 @@ class AbilityUsed(Recorded, total=False):
     ``item``; D20 Luck logs stored before name a weapon or item ``ability: "weapon:sword"``)."""
 
     ability: str
-    action_type: str
     actor: Required[str]
-    disengage: bool
     item: str
     name: Required[str]
-    reaction: bool
-    square: list[int]
     targets: list[str]
     weapon: str
-
-
-class ApHeld(Recorded, total=False):
-    """``ap.held``."""
-
-    actor: Required[str]
-    after: Required[str]
-    round: Required[int]
 
 
 class AttackDeclared(Recorded, total=False):
     """``attack.declared``."""
 
     actor: Required[str]
-    modifiers: list[str]
     name: str
     targets: Required[list[str]]
     weapon: str
 
 
-class AttackMissed(Recorded, total=False):
-    """``attack.missed``."""
-
-    actor: str
-    target: Required[str]
-
-
 class AttackRolled(Recorded, total=False):
-    """``attack.rolled``."""
+    """``attack.rolled``: whether it hit; ``crit`` and ``dodged`` where the rules have them."""
 
-    accuracy: int
     actor: Required[str]
-    base: int
-    bonus: int
     crit: bool
     dodged: bool
-    evasion: Required[int]
     hit: Required[bool]
-    roll: int | None
     target: Required[str]
-    total: int
 
 
 class BattleCreated(Recorded, total=False):
@@ -177,41 +197,11 @@ class BattleStarted(Recorded, total=False):
     pass
 
 
-class BlockStarted(Recorded, total=False):
-    """``block.started``."""
-
-    round: Required[int]
-
-
-class CharismaRolled(Recorded, total=False):
-    """``charisma.rolled``."""
-
-    actor: Required[str]
-    defensive: Required[int]
-    offensive: Required[int]
-    success: Required[bool]
-    target: Required[str]
-
-
-class CharismaUsed(Recorded, total=False):
-    """``charisma.used``."""
-
-    actor: Required[str]
-    name: Required[str]
-    skill: Required[str]
-    targets: Required[list[str]]
-
-
 class CombatantAdded(Recorded, total=False):
     """``combatant.added``."""
 
+    by: str
     combatant: Required[dict[str, Any]]
-
-
-class CombatantFled(Recorded, total=False):
-    """``combatant.fled``."""
-
-    combatant: Required[str]
 
 
 class CombatantPlaced(Recorded, total=False):
@@ -223,10 +213,11 @@ class CombatantPlaced(Recorded, total=False):
 
 
 class CombatantRemoved(Recorded, total=False):
-    """``combatant.removed``."""
+    """``combatant.removed``: ``reason`` when the rules remove it, ``by: "gm"`` when the GM does."""
 
+    by: str
     combatant: Required[str]
-    reason: Required[str]
+    reason: str
 
 
 class CombatantUpdated(Recorded, total=False):
@@ -237,47 +228,19 @@ class CombatantUpdated(Recorded, total=False):
     extra: dict[str, Any]
 
 
-class DamageDealt(Recorded, total=False):
-    """``damage.dealt``.
+class DamageDealt(Caused, total=False):
+    """``damage.dealt``: ``damage_type`` says what kind (logs stored before name it ``kind``), ``raw`` the
+    rolled total before defences."""
 
-    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
-    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
-    """
-
-    ability: str
     actor: Required[str | None]
     alive: bool
     amount: Required[int]
-    base: int
-    bonus: int
-    crit: bool
     damage_type: str
-    defense: int
-    effect: int
-    element: str
     hp: Required[int]
-    item: str
-    kind: str
     ko: Required[bool]
-    object: str
     raw: int
-    reduced: int
-    reduced_by: str
-    reduction: int
-    spell: str
     status: str
     target: Required[str]
-    weapon: str
-
-
-class DamageRolled(Recorded, total=False):
-    """``damage.rolled``."""
-
-    actor: Required[str]
-    crit: Required[bool]
-    raw: Required[int]
-    target: Required[str]
-    times: Required[int]
 
 
 class DecisionAnswered(Recorded, total=False):
@@ -301,122 +264,22 @@ class DiceRolled(Recorded, total=False):
     pass
 
 
-class DodgeDeclared(Recorded, total=False):
-    """``dodge.declared``."""
+class Healed(Caused, total=False):
+    """``healed``: ``raw`` is the rolled total before the maximum HP."""
 
-    actor: Required[str]
-    against: Required[str]
-
-
-class EffectQueued(Recorded, total=False):
-    """``effect.queued``."""
-
-    ability: Required[str]
-    actor: Required[str]
-    name: Required[str]
-    targets: Required[list[str]]
-
-
-class EidolonDismissed(Recorded, total=False):
-    """``eidolon.dismissed``."""
-
-    combatant: Required[str]
-    reason: Required[str]
-    summoner: Required[str]
-
-
-class EidolonSummoned(Recorded, total=False):
-    """``eidolon.summoned``."""
-
-    actor: Required[str]
-    eidolon: Required[str]
-    name: Required[str]
-
-
-class EidolonUpkeep(Recorded, total=False):
-    """``eidolon.upkeep``."""
-
-    actor: Required[str]
-    eidolon: Required[str]
-
-
-class EquipmentSwapped(Recorded, total=False):
-    """``equipment.swapped``."""
-
-    actor: Required[str]
-    equip: Required[str]
-    slot: Required[str]
-    stow: Required[str]
-
-
-class FleeDeclared(Recorded, total=False):
-    """``flee.declared``."""
-
-    actor: Required[str]
-
-
-class GrappleBreakAttempted(Recorded, total=False):
-    """``grapple.break_attempted``."""
-
-    actor: Required[str]
-    base: Required[int]
-    bonus: Required[int]
-    evasion: Required[int]
-    freed: Required[bool]
-    total: Required[int]
-
-
-class GrappleDeclared(Recorded, total=False):
-    """``grapple.declared``."""
-
-    actor: Required[str]
-    targets: Required[list[str]]
-
-
-class GrappleReleased(Recorded, total=False):
-    """``grapple.released``."""
-
-    actor: Required[str]
-
-
-class GrappleRolled(Recorded, total=False):
-    """``grapple.rolled``."""
-
-    actor: Required[str]
-    base: Required[int]
-    bonus: Required[int]
-    dodged: Required[bool]
-    evasion: Required[int]
-    hit: Required[bool]
-    target: Required[str]
-    total: Required[int]
-
-
-class Healed(Recorded, total=False):
-    """``healed``.
-
-    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
-    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
-    """
-
-    ability: str
     actor: Required[str | None]
     amount: Required[int]
-    base: int
-    effect: int
     hp: Required[int]
-    item: str
     ko: Required[bool]
-    object: str
     raw: int
     status: str
     target: Required[str]
-    weapon: str
 
 
 class HpSet(Recorded, total=False):
     """``hp.set``."""
 
+    alive: bool
     by: Required[str]
     combatant: Required[str]
     hp: Required[int]
@@ -428,7 +291,6 @@ class InitiativeRolled(Recorded, total=False):
 
     bonus: Required[int]
     combatant: Required[str]
-    speed: int
     total: Required[int]
 
 
@@ -437,74 +299,6 @@ class InitiativeRolloff(Recorded, total=False):
 
     combatant: Required[str]
     total: Required[int]
-
-
-class InterruptUsed(Recorded, total=False):
-    """``interrupt.used``."""
-
-    ability: Required[str]
-    actor: Required[str]
-    against: Required[str]
-    name: Required[str]
-    reduces: Required[int]
-
-
-class ItemUsed(Recorded, total=False):
-    """``item.used``."""
-
-    actor: Required[str]
-    item: Required[str]
-    name: Required[str]
-    side: Required[str]
-    targets: Required[list[str]]
-
-
-class JobSwitched(Recorded, total=False):
-    """``job.switched``."""
-
-    combatant: Required[str]
-    job: Required[str]
-    previous: Required[str]
-
-
-class LpLost(Recorded, total=False):
-    """``lp.lost``."""
-
-    actor: Required[str]
-    alive: Required[bool]
-    amount: Required[int]
-    damage_type: Required[str]
-    element: Required[str]
-    lp: Required[int]
-    raw: Required[int]
-    target: Required[str]
-
-
-class LuckRolled(Recorded, total=False):
-    """``luck.rolled``."""
-
-    actor: Required[str]
-    auto: bool
-    bonus: int
-    outcome: Required[str]
-    roll: int
-    target: Required[str]
-    total: int
-
-
-class MoveDoubled(Recorded, total=False):
-    """``move.doubled``."""
-
-    actor: Required[str]
-    gain: Required[int]
-    move: Required[int]
-
-
-class MoveStopped(Recorded, total=False):
-    """``move.stopped``."""
-
-    at: Required[list[int]]
-    combatant: Required[str]
 
 
 class Moved(Recorded, total=False):
@@ -517,31 +311,6 @@ class Moved(Recorded, total=False):
     to: Required[list[int]]
 
 
-class MovementObstructed(Recorded, total=False):
-    """``movement.obstructed``."""
-
-    actor: Required[str]
-    at: Required[list[int]]
-    mover: Required[str]
-
-
-class MovementStarted(Recorded, total=False):
-    """``movement.started``."""
-
-    actor: Required[str]
-    path: Required[list[list[int]]]
-
-
-class ObjectUsed(Recorded, total=False):
-    """``object.used``."""
-
-    actor: Required[str]
-    done: Required[bool]
-    name: Required[str]
-    object: Required[str]
-    progress: Required[int]
-
-
 class OrderSet(Recorded, total=False):
     """``order.set``."""
 
@@ -549,59 +318,12 @@ class OrderSet(Recorded, total=False):
     turn: int
 
 
-class PdrDamaged(Recorded, total=False):
-    """``pdr.damaged``."""
+class ResourcesSet(Caused, total=False):
+    """``resources.set``: ``gain`` what was added, ``by: "gm"`` when the GM set them."""
 
-    by: Required[str]
-    combatant: Required[str]
-    resources: Required[dict[str, int]]
-
-
-class PhaseStarted(Recorded, total=False):
-    """``phase.started``."""
-
-    phase: Required[str]
-    round: Required[int]
-
-
-class PointsDrained(Recorded, total=False):
-    """``points.drained``."""
-
-    actor: Required[str]
-    combatant: Required[str]
-    resource: Required[str]
-    resources: Required[dict[str, int]]
-
-
-class RampartToggled(Recorded, total=False):
-    """``rampart.toggled``."""
-
-    combatant: Required[str]
-    on: Required[bool]
-    range: Required[int]
-
-
-class RecoverFailed(Recorded, total=False):
-    """``recover.failed``."""
-
-    combatant: Required[str]
-    power: Required[int]
-    roll: Required[int]
-    status: Required[str]
-
-
-class ResourcesSet(Recorded, total=False):
-    """``resources.set``.
-
-    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
-    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
-    """
-
-    ability: str
+    by: str
     combatant: Required[str]
     gain: int
-    item: str
-    object: str
     reason: str
     resources: Required[dict[str, int]]
 
@@ -628,120 +350,23 @@ class RowChanged(Recorded, total=False):
     row: Required[str]
 
 
-class SaveRolled(Recorded, total=False):
-    """``save.rolled``."""
+class StatusApplied(Caused, total=False):
+    """``status.applied``."""
 
-    against: Required[str]
-    avoided: Required[bool]
-    combatant: Required[str]
-    roll: Required[int]
-    stat: Required[str]
-    status: Required[str]
-    target_number: Required[int]
-    value: Required[int]
-
-
-class ShieldUsed(Recorded, total=False):
-    """``shield.used``."""
-
-    combatant: Required[str]
-    extra: Required[dict[str, Any]]
-
-
-class SideAdvanced(Recorded, total=False):
-    """``side.advanced``."""
-
-    onto: Required[str]
-    side: Required[str]
-
-
-class SpellActivated(Recorded, total=False):
-    """``spell.activated``."""
-
-    actor: Required[str]
-    combatant: Required[str]
-    extra: Required[dict[str, Any]]
-    spell: Required[str]
-    targets: Required[list[str]]
-
-
-class SpellCast(Recorded, total=False):
-    """``spell.cast``."""
-
-    actor: Required[str]
-    combatant: Required[str]
-    echo: Required[bool]
-    extra: Required[dict[str, Any]]
-    modifiers: Required[list[str]]
-    name: Required[str]
-    spell: Required[str]
-
-
-class StanceEntered(Recorded, total=False):
-    """``stance.entered``."""
-
-    actor: Required[str]
-    combatant: Required[str]
-    extra: Required[dict[str, Any]]
-    pdr: Required[int]
-    stance: Required[str]
-
-
-class StatusApplied(Recorded, total=False):
-    """``status.applied``.
-
-    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
-    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
-    """
-
-    ability: str
     by: str  # who applied it: a combatant id, or "gm" (old logs: by_id, by_combatant, source)
     combatant: Required[str]
-    defense: int
     duration: Required[int]
-    holds: str
-    item: str
-    object: str
     power: Required[int]
     status: Required[str]
-    value: int
 
 
-class StatusKept(Recorded, total=False):
-    """``status.kept``."""
+class StatusRemoved(Caused, total=False):
+    """``status.removed``."""
 
-    actor: Required[str]
-    offered: Required[int]
-    power: Required[int]
-    status: Required[str]
-    target: Required[str]
-
-
-class StatusRemoved(Recorded, total=False):
-    """``status.removed``.
-
-    What caused it is named like the action parameters (Paradigm: ``ability``, ``item`` or ``object``, a status's
-    own ``status``, a basic attack's ``weapon``); logs stored before carry it as ``source: "item:ether"``.
-    """
-
-    ability: str
+    by: str
     combatant: Required[str]
-    item: str
-    object: str
-    power: int
-    reason: Required[str]
-    roll: int
+    reason: str
     status: Required[str]
-
-
-class StatusResisted(Recorded, total=False):
-    """``status.resisted``."""
-
-    actor: Required[str]
-    defense: Required[int]
-    status: Required[str]
-    target: Required[str]
-    value: Required[int]
 
 
 class StatusUpdated(Recorded, total=False):
@@ -760,15 +385,9 @@ class TurnEnded(Recorded, total=False):
 
 
 class TurnPrepared(Recorded, total=False):
-    """``turn.prepared``."""
+    """``turn.prepared``: a ruleset readies a combatant's turn (each ruleset adds the fields it needs)."""
 
-    ap: int
     combatant: Required[str]
-    extra: dict[str, Any]
-    held: bool
-    move: int
-    round: int
-    slots: int
 
 
 class TurnSkipped(Recorded, total=False):
@@ -786,83 +405,57 @@ class TurnStarted(Recorded, total=False):
     round: Required[int]
 
 
-#: The fields of every event type: the single reference the log, the tests and new rulesets follow.
-EVENT_FIELDS: dict[str, type] = {
-    "ability.missed": AbilityMissed,
-    "ability.used": AbilityUsed,
-    "ap.held": ApHeld,
-    "attack.declared": AttackDeclared,
-    "attack.missed": AttackMissed,
-    "attack.rolled": AttackRolled,
-    "battle.created": BattleCreated,
-    "battle.ended": BattleEnded,
-    "battle.extra": BattleExtra,
-    "battle.started": BattleStarted,
-    "block.started": BlockStarted,
-    "charisma.rolled": CharismaRolled,
-    "charisma.used": CharismaUsed,
-    "combatant.added": CombatantAdded,
-    "combatant.fled": CombatantFled,
-    "combatant.placed": CombatantPlaced,
-    "combatant.removed": CombatantRemoved,
-    "combatant.updated": CombatantUpdated,
-    "damage.dealt": DamageDealt,
-    "damage.rolled": DamageRolled,
-    "decision.answered": DecisionAnswered,
-    "decision.opened": DecisionOpened,
-    "dice.rolled": DiceRolled,
-    "dodge.declared": DodgeDeclared,
-    "effect.queued": EffectQueued,
-    "eidolon.dismissed": EidolonDismissed,
-    "eidolon.summoned": EidolonSummoned,
-    "eidolon.upkeep": EidolonUpkeep,
-    "equipment.swapped": EquipmentSwapped,
-    "flee.declared": FleeDeclared,
-    "grapple.break_attempted": GrappleBreakAttempted,
-    "grapple.declared": GrappleDeclared,
-    "grapple.released": GrappleReleased,
-    "grapple.rolled": GrappleRolled,
-    "healed": Healed,
-    "hp.set": HpSet,
-    "initiative.rolled": InitiativeRolled,
-    "initiative.rolloff": InitiativeRolloff,
-    "interrupt.used": InterruptUsed,
-    "item.used": ItemUsed,
-    "job.switched": JobSwitched,
-    "lp.lost": LpLost,
-    "luck.rolled": LuckRolled,
-    "move.doubled": MoveDoubled,
-    "move.stopped": MoveStopped,
-    "moved": Moved,
-    "movement.obstructed": MovementObstructed,
-    "movement.started": MovementStarted,
-    "object.used": ObjectUsed,
-    "order.set": OrderSet,
-    "pdr.damaged": PdrDamaged,
-    "phase.started": PhaseStarted,
-    "points.drained": PointsDrained,
-    "rampart.toggled": RampartToggled,
-    "recover.failed": RecoverFailed,
-    "resources.set": ResourcesSet,
-    "round.ended": RoundEnded,
-    "round.started": RoundStarted,
-    "row.changed": RowChanged,
-    "save.rolled": SaveRolled,
-    "shield.used": ShieldUsed,
-    "side.advanced": SideAdvanced,
-    "spell.activated": SpellActivated,
-    "spell.cast": SpellCast,
-    "stance.entered": StanceEntered,
-    "status.applied": StatusApplied,
-    "status.kept": StatusKept,
-    "status.removed": StatusRemoved,
-    "status.resisted": StatusResisted,
-    "status.updated": StatusUpdated,
-    "turn.ended": TurnEnded,
-    "turn.prepared": TurnPrepared,
-    "turn.skipped": TurnSkipped,
-    "turn.started": TurnStarted,
+def _attack_verdict(d: dict[str, Any]) -> str:
+    return "crit" if d.get("crit") else "miss" if d.get("hit") is False else ""
+
+
+#: The generic events: the ones the core emits and applies, and the combat vocabulary rulesets share.
+GENERIC_EVENTS: dict[str, EventType] = {
+    "ability.used": EventType(AbilityUsed, words.ability_used, one_of=("ability", "weapon", "item")),
+    "attack.declared": EventType(AttackDeclared, words.attack_declared),
+    "attack.rolled": EventType(AttackRolled, words.attack_rolled, verdict=_attack_verdict),
+    "battle.created": EventType(BattleCreated, words.battle_created),
+    "battle.ended": EventType(BattleEnded, words.battle_ended),
+    "battle.extra": EventType(BattleExtra),
+    "battle.started": EventType(BattleStarted, lambda d, n, h: "The battle begins."),
+    "combatant.added": EventType(CombatantAdded, words.combatant_added),
+    "combatant.placed": EventType(CombatantPlaced, words.combatant_placed),
+    "combatant.removed": EventType(
+        CombatantRemoved, lambda d, n, h: f"{words.who(n, d.get('combatant'))} leaves the battle."
+    ),
+    "combatant.updated": EventType(
+        CombatantUpdated, lambda d, n, h: f"{words.who(n, d.get('combatant'))} changes.", changes=True
+    ),
+    "damage.dealt": EventType(DamageDealt, words.damage_dealt, changes=True, hurts=True),
+    "decision.answered": EventType(DecisionAnswered, words.decision_answered),
+    "decision.opened": EventType(DecisionOpened, words.decision_opened),
+    "dice.rolled": EventType(DiceRolled, lambda d, n, h: "Dice are rolled."),
+    "healed": EventType(Healed, words.healed, changes=True),
+    "hp.set": EventType(HpSet, words.hp_set, changes=True),
+    "initiative.rolled": EventType(InitiativeRolled, words.initiative_rolled),
+    "initiative.rolloff": EventType(InitiativeRolloff, words.initiative_rolloff),
+    "moved": EventType(Moved, words.moved),
+    "order.set": EventType(OrderSet, words.order_set),
+    "resources.set": EventType(ResourcesSet, words.resources_set, changes=True),
+    "round.ended": EventType(RoundEnded, lambda d, n, h: f"Round {d.get('round', '?')} ends."),
+    "round.started": EventType(RoundStarted, lambda d, n, h: f"Round {d.get('round', '?')} begins."),
+    "row.changed": EventType(
+        RowChanged,
+        lambda d, n, h: f"{words.who(n, d.get('combatant'))} moves to the {d.get('row', '?')} row.",
+    ),
+    "status.applied": EventType(StatusApplied, words.status_applied, changes=True),
+    "status.removed": EventType(StatusRemoved, words.status_removed),
+    "status.updated": EventType(StatusUpdated, changes=True),
+    "turn.ended": EventType(TurnEnded, words.turn_ended),
+    "turn.prepared": EventType(TurnPrepared),
+    "turn.skipped": EventType(
+        TurnSkipped, lambda d, n, h: f"The GM skips {words.who(n, d.get('combatant'))}'s turn."
+    ),
+    "turn.started": EventType(TurnStarted, lambda d, n, h: f"{words.who(n, d.get('combatant'))}'s turn."),
 }
+
+
+# --- checking an event against its description -------------------------------------------------
 
 
 def _fits(value: Any, hint: Any) -> bool:
@@ -901,26 +494,21 @@ def typed_problems(
     return out
 
 
-#: Event types naming exactly one of these (what was used, like the ``ability`` action's parameters).
-EVENT_ONE_OF: dict[str, tuple[str, ...]] = {
-    "ability.used": ("ability", "weapon", "item"),
-    "ability.missed": ("ability", "weapon", "item"),
-}
+def event_problems(event: Event, own: Mapping[str, EventType] | None = None) -> list[str]:
+    """What in ``event`` departs from its description (an empty list when it fits).
 
-
-def event_problems(event: Event) -> list[str]:
-    """What in ``event`` departs from ``EVENT_FIELDS`` (an empty list when it fits).
+    ``own``: the event types of the battle's ruleset (``Ruleset.events``), which come before the
+    generic ones.
 
     >>> event_problems(Event("turn.started", {"combatant": "c1", "index": 0, "round": 1}))
     []
     >>> event_problems(Event("turn.started", {"who": "c1", "index": 0, "round": 1}))
     ['combatant: missing', 'who: not a field of this event']
     """
-    spec = EVENT_FIELDS.get(event.type)
+    spec = (own or {}).get(event.type) or GENERIC_EVENTS.get(event.type)
     if spec is None:
         return [f"unknown event type {event.type!r}"]
-    out = typed_problems(spec, event.data, "")
-    names = EVENT_ONE_OF.get(event.type)
-    if names and sum(name in event.data for name in names) != 1:
-        out.append(f"exactly one of {', '.join(names)}")
+    out = typed_problems(spec.fields, event.data, "")
+    if spec.one_of and sum(name in event.data for name in spec.one_of) != 1:
+        out.append(f"exactly one of {', '.join(spec.one_of)}")
     return out

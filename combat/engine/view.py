@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from combat.engine.events import Event
+from combat.engine.rulesets import event_type
 from combat.engine.state import BattleState, Combatant
 
 BUCKETS = ((1.0, "unhurt"), (0.5, "wounded"), (0.25, "bloodied"), (0.0, "critical"))
@@ -208,23 +209,6 @@ ATTACK_NUMBERS = frozenset({"total", "roll"})
 # Dice that measure what happened to a hidden combatant (how much it lost or regained): shown only when
 # the one who rolled them is not hidden (a hero's damage dice, without the damage taken, tell no armour).
 HIDDEN_ROLLS = frozenset({"damage", "healing", "spell effect", "status", "interrupt"})
-# Events that change a combatant's numbers: nothing numeric of theirs is shown when they are hidden.
-CHANGES = frozenset(
-    {
-        "damage.dealt",
-        "healed",
-        "hp.set",
-        "resources.set",
-        "status.applied",
-        "status.updated",
-        "status.kept",
-        "damage.rolled",
-        "points.drained",
-        "pdr.damaged",
-        "combatant.updated",
-        "lp.lost",
-    }
-)
 
 
 def _number(value: Any) -> bool:
@@ -261,6 +245,9 @@ def filter_event(
         return data
     roller = data.get("actor") or _applier(etype, data) or data.get("source")
     roller_seen = isinstance(roller, str) and roller not in hidden
+    # An event that changes the subject's numbers (``EventType.changes``) shows none of them.
+    spec = event_type(etype)
+    changes = spec is not None and spec.changes
     out: dict[str, Any] = {}
     for key, value in data.items():
         if key == "act" and isinstance(value, dict):  # which action began here, not its amounts
@@ -274,7 +261,7 @@ def filter_event(
                 for r in value
                 if isinstance(r, dict) and (r.get("purpose") not in HIDDEN_ROLLS or roller_seen)
             ]
-        elif (key in ATTACK_NUMBERS and etype not in CHANGES) or (key in SAFE_FIELDS and not _number(value)):
+        elif (key in ATTACK_NUMBERS and not changes) or (key in SAFE_FIELDS and not _number(value)):
             out[key] = value
     return out
 

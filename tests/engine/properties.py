@@ -5,7 +5,7 @@ overrides) while checking that deciding never mutates, that applying the
 returned events one by one gives the returned state, that nobody but the one
 allowed to act may act, and that replaying the log (also every shorter
 prefix: undo) rebuilds exactly the incrementally applied state, and that every
-accepted action's parameters fit ``ACTION_PARAMS``. Each
+accepted action's parameters fit ``ACTION_PARAMS`` and the ruleset's ``params``. Each
 ruleset's test file passes its own invariants as ``check(state, log)``.
 ``random_battle`` plays one random battle of a ruleset's whole starter cast.
 """
@@ -198,7 +198,8 @@ def play_random(
         if isinstance(out, Refusal):
             assert action.kind.startswith("gm."), (action, out)  # legal actions are always accepted
             continue
-        assert param_problems(action.kind, action.params) == [], action  # named as ACTION_PARAMS says
+        own = RULESETS[state.ruleset].params
+        assert param_problems(action.kind, action.params, own) == [], action  # named as ACTION_PARAMS says
         events, new_state = out
         folded = state
         for e in events:
@@ -225,7 +226,7 @@ def play_out(
             break
         out = resolve(state, action, Dice(seed, state.seq))
         assert not isinstance(out, Refusal), (action, out)
-        assert param_problems(action.kind, action.params) == [], action
+        assert param_problems(action.kind, action.params, RULESETS[state.ruleset].params) == [], action
         events, state = out
         log += events
         check(state, log)

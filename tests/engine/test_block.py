@@ -219,7 +219,7 @@ def test_block_stances_and_shield_block_after_a_hit_before_damage():
     b.act("attack", t, weapon="buckler", targets=[a])
     b.act("answer", a, dice=[1, 1], choice="none")
     assert b.c(t).extra["shield_used"] is True
-    from combat.engine.rulesets.action_block.actions import block_options
+    from combat.engine.rulesets.action_block.rules import block_options
 
     assert all("shield" not in o["key"] for o in block_options(b.state, b.c(t)))
 

@@ -14,8 +14,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combat.engine.rulesets.mist.actions import can_act
 from combat.engine.rulesets.mist.content import HEROES, MONSTERS, STARTER
+from combat.engine.rulesets.mist.rules import can_act
 from tests.engine.properties import (
     build_battle,
     gm_action,

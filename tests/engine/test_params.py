@@ -1,6 +1,9 @@
-"""One vocabulary of action parameters: every action the rulesets offer or accept fits ``ACTION_PARAMS``."""
+"""One vocabulary of action parameters: every action the rulesets offer or accept fits ``ACTION_PARAMS`` or the
+parameters its ruleset registers (``Ruleset.params``)."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
@@ -9,19 +12,30 @@ from combat.engine.core import legal_actions, replay, resolve, undo_cut
 from combat.engine.dice import Dice, ScriptedDice
 from combat.engine.gm import GM_ACTIONS, SETUP_ACTIONS
 from combat.engine.rulesets import RULESETS
+from combat.engine.rulesets.luck import Luck
+from combat.engine.rulesets.paradigm import Paradigm
 from tests.engine.properties import random_battle
 from tests.stored_logs import old_log
 
 
 def test_the_reference_names_every_action_kind_of_every_ruleset():
     kinds = {"end_turn", "answer"} | set(SETUP_ACTIONS) | set(GM_ACTIONS)
+    own: set[str] = set()
     for ruleset in RULESETS.values():
         kinds |= set(ruleset.actions)
-    assert set(ACTION_PARAMS) == kinds
+        own |= set(ruleset.params)
+        assert set(ruleset.params) <= set(ruleset.actions), ruleset.key  # parameters of kinds it resolves
+        assert set(ruleset.actions) <= set(ACTION_PARAMS) | set(ruleset.params), ruleset.key
+    assert set(ACTION_PARAMS) | own == kinds
+    # a ruleset's own kind is no other ruleset's: the generic ones are the kinds two or more share
+    counts = Counter(
+        kind for ruleset in RULESETS.values() for kind in set(ruleset.params) - set(ACTION_PARAMS)
+    )
+    assert max(counts.values()) == 1, counts
 
 
 def test_param_problems_names_what_departs_from_the_reference():
-    assert param_problems("ability", {"weapon": "sword", "targets": ["c2"], "to": [1, 0]}) == []
+    assert param_problems("ability", {"weapon": "sword", "targets": ["c2"], "to": [1, 0]}, Luck.params) == []
     assert param_problems("move", {"to": [1, 2]}) == []
     assert param_problems("ability", {"ability": "weapon:sword", "step": [1, 0]}) == [
         "step: not a parameter of this action"
@@ -30,7 +44,7 @@ def test_param_problems_names_what_departs_from_the_reference():
         "exactly one of ability, weapon, item"
     ]
     assert param_problems("move", {}) == ["exactly one of to, path"]
-    assert param_problems("hold", {"targets": "c2"}) == ["targets: 'c2' is not list[str]"]
+    assert param_problems("hold", {"targets": "c2"}, Paradigm.params) == ["targets: 'c2' is not list[str]"]
     assert param_problems("ability", {"ability": "mend", "target": "c2"}) == [
         "target: not a parameter of this action"
     ]
@@ -40,6 +54,7 @@ def test_param_problems_names_what_departs_from_the_reference():
     assert param_problems("gm.set_hp", {"combatant": "c1", "hp": True}) == ["hp: True is not <class 'int'>"]
     assert param_problems("gm.add_status", {"combatant": "c1"}) == ["status: missing"]
     assert param_problems("teleport", {}) == ["unknown action kind 'teleport'"]
+    assert param_problems("hold", {}) == ["unknown action kind 'hold'"]  # Paradigm's own: not generic
 
 
 def test_a_picked_square_is_the_goal_of_a_move_and_the_aim_of_anything_else():
@@ -64,10 +79,11 @@ def _submissions(option):
 def test_every_offered_and_every_accepted_action_fits_the_reference(key):
     offered: set[str] = set()
     accepted: set[str] = set()
+    own = RULESETS[key].params
     for seed in range(4):
 
         def seen(state, action, out):
-            assert param_problems(action.kind, action.params) == [], (action.kind, action.params)
+            assert param_problems(action.kind, action.params, own) == [], (action.kind, action.params)
             if not isinstance(out, Refusal):
                 accepted.add(action.kind)
             current = state.current()
@@ -76,7 +92,7 @@ def test_every_offered_and_every_accepted_action_fits_the_reference(key):
                     continue
                 offered.add(option.kind)
                 for params in _submissions(option):
-                    assert param_problems(option.kind, params) == [], (option.kind, params)
+                    assert param_problems(option.kind, params, own) == [], (option.kind, params)
 
         random_battle(key, seed, seen)
     # the battles went far enough to offer every kind of the ruleset (no battlefield object in the starters)
@@ -85,7 +101,7 @@ def test_every_offered_and_every_accepted_action_fits_the_reference(key):
 
 
 def test_the_log_names_what_was_used_in_words_in_either_form():
-    from combat.templatetags.battle_words import describe
+    from combat.engine.log import describe
 
     names = {"c1": "Ash", "c2": "Orc"}
     for data in (

@@ -1,6 +1,7 @@
 """The engine is pure Python: no Django, Channels or vtt import anywhere under combat/engine.
 
-And the rulesets are plugins: no module outside combat/engine/rulesets/ names a ruleset key.
+And the rulesets are plugins: no module outside combat/engine/rulesets/ names a ruleset key, and no
+module outside a ruleset's package names one of its own event types.
 """
 
 from __future__ import annotations
@@ -71,6 +72,33 @@ def test_no_module_outside_the_rulesets_names_a_ruleset_key():
             if found:
                 offenders[str(path.relative_to(root))] = found
     quoted = re.compile("|".join(rf"""["']{re.escape(k)}["']""" for k in keys))
+    for folder in ("templates", "static"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix in (".html", ".js") and quoted.search(path.read_text()):
+                offenders[str(path.relative_to(root))] = quoted.findall(path.read_text())
+    assert offenders == {}
+
+
+def test_no_module_outside_the_ruleset_packages_names_a_ruleset_event_type():
+    """A ruleset's own events (``Ruleset.events`` beyond the generic ones) are named only in its package:
+    the log, the outcome line and the hidden view read them through their ``EventType``."""
+    from combat.engine.events import GENERIC_EVENTS
+    from combat.engine.rulesets import RULESETS
+
+    root = ENGINE.parents[1]
+    rulesets = ENGINE / "rulesets"
+    packages = {p for p in rulesets.iterdir() if (p / "__init__.py").exists()}
+    own = {etype for r in RULESETS.values() for etype in r.events} - set(GENERIC_EVENTS)
+    assert {"luck.rolled", "lp.lost", "eidolon.summoned", "grapple.rolled"} <= own  # the check sees them
+    offenders: dict[str, list[str]] = {}
+    for folder in ("combat", "vtt"):
+        for path in (root / folder).rglob("*.py"):
+            if any(p in path.parents for p in packages) or "migrations" in path.parts:
+                continue
+            found = sorted(_string_constants(path) & own)
+            if found:
+                offenders[str(path.relative_to(root))] = found
+    quoted = re.compile("|".join(rf"""["']{re.escape(t)}["']""" for t in own))
     for folder in ("templates", "static"):
         for path in (root / folder).rglob("*"):
             if path.suffix in (".html", ".js") and quoted.search(path.read_text()):

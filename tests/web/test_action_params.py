@@ -1,4 +1,5 @@
-"""The battle page's forms post the parameters that ``ACTION_PARAMS`` names, whatever the action."""
+"""The battle page's forms post the parameters that ``ACTION_PARAMS`` (or the ruleset's ``params``) names,
+whatever the action."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from django.http import QueryDict
 
 from combat.engine.actions import param_problems
+from combat.engine.rulesets import get_ruleset
 from combat.forms import action_from_post
 from combat.presenters import GM_FORMS, GM_QUICK
 
@@ -50,33 +52,41 @@ def test_a_token_moved_by_the_gm_goes_to_the_square_and_one_placed_in_setup_stan
 
 
 @pytest.mark.parametrize(
-    ("kind", "fixed", "picked", "params"),
+    ("ruleset", "kind", "fixed", "picked", "params"),
     [
-        ("move", {}, {"square": "2,1"}, {"to": [2, 1]}),
-        ("ability", {"weapon": "sword"}, {"target": "c2"}, {"weapon": "sword", "targets": ["c2"]}),
+        ("luck", "move", {}, {"square": "2,1"}, {"to": [2, 1]}),
+        ("luck", "ability", {"weapon": "sword"}, {"target": "c2"}, {"weapon": "sword", "targets": ["c2"]}),
         (
+            "luck",
             "ability",
             {"item": "healing_potion"},
             {"target": "c1"},
             {"item": "healing_potion", "targets": ["c1"]},
         ),
         (
+            "luck",
             "ability",
             {"ability": "flame_burst"},
             {"col": "2", "line": "3"},
             {"ability": "flame_burst", "square": [1, 2]},
         ),
-        ("attack", {"weapon": "pistol", "modifiers": ["aimed"]}, {"target": ["c3", "c4"]}, None),
-        ("swap", {"slot": "weapon", "equip": ""}, {}, {"slot": "weapon", "equip": ""}),
-        ("rampart", {"on": True}, {}, {"on": True}),
+        (
+            "action-block",
+            "attack",
+            {"weapon": "pistol", "modifiers": ["aimed"]},
+            {"target": ["c3", "c4"]},
+            None,
+        ),
+        ("paradigm", "swap", {"slot": "weapon", "equip": ""}, {}, {"slot": "weapon", "equip": ""}),
+        ("mist", "rampart", {"on": True}, {}, {"on": True}),
     ],
 )
-def test_an_option_posts_its_params_and_the_target_or_square_picked(kind, fixed, picked, params):
+def test_an_option_posts_its_params_and_the_target_or_square_picked(ruleset, kind, fixed, picked, params):
     post = _post(kind=kind, actor="c1", params=json.dumps(fixed), **picked)
     sent = action_from_post(post).payload["params"]
     if params is not None:
         assert sent == params
-    assert param_problems(kind, sent) == [], sent
+    assert param_problems(kind, sent, get_ruleset(ruleset).params) == [], sent
 
 
 def test_an_answer_posts_the_question_and_the_choice():

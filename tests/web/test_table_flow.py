@@ -8,10 +8,10 @@ import pytest
 from django.urls import reverse
 
 from combat import services
+from combat.engine.log import describe
 from combat.engine.rulesets import RULESETS, get_ruleset
 from combat.models import Battle
 from combat.outcome import notices, outcome_text
-from combat.templatetags.battle_words import describe
 from tests.table import make_campaign
 from vtt.content import campaign_content, character_templates
 from vtt.models import Character, CharacterKind

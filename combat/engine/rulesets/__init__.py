@@ -2,10 +2,13 @@
 
 >>> get_ruleset("luck").name
 'D20 Luck'
+>>> event_type("luck.rolled") is get_ruleset("luck").events["luck.rolled"]
+True
 """
 
 from __future__ import annotations
 
+from combat.engine.events import GENERIC_EVENTS, EventType
 from combat.engine.rulesets import action_block, luck, mist, paradigm
 from combat.engine.rulesets.base import Ruleset
 
@@ -33,3 +36,18 @@ def get_ruleset(key: str) -> type[Ruleset]:
 
 def ruleset_choices() -> list[tuple[str, str]]:
     return [(key, r.name) for key, r in RULESETS.items()]
+
+
+def event_type(etype: str) -> EventType | None:
+    """The description of an event type: the generic one, else the one of the registered ruleset that owns it.
+
+    A ruleset owns the types it registers beyond the generic ones (a test holds every type to one
+    owner); where it extends a generic type, the generic sentence and reading stay.
+    """
+    spec = GENERIC_EVENTS.get(etype)
+    if spec is None:
+        for ruleset in RULESETS.values():
+            spec = ruleset.events.get(etype)
+            if spec is not None:
+                break
+    return spec

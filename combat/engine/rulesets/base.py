@@ -35,22 +35,15 @@ rampart attack before a move completes, BLOCK dodge before the to-hit roll
 and block after a hit. Each is ``open_decision`` at that point of the
 resolver, with what is left to do in ``resume`` (JSON).
 
-Generic events the core applies (data keys): ``combatant.added {combatant}``,
-``combatant.removed {combatant}``, ``combatant.placed {combatant, pos, row}``,
-``order.set {order, turn?}`` (a new order; ``turn`` keeps the index, e.g. a
-held turn inserted mid-round), ``round.started {round}``, ``turn.started {combatant,
-index}``, ``resources.set {combatant, resources}``, ``hp.set {combatant, hp,
-ko?, alive?}``, ``damage.dealt``/``healed {target, amount, hp, ko?, alive?}``,
-``status.applied {combatant, status, power, duration, by?, ...}`` (``by`` who applied it:
-a combatant id or "gm"; what caused it as ``ability``, ``item`` or ``object``, like action parameters),
-``status.removed {combatant, status}``, ``status.updated {combatant, status,
-fields}``, ``moved {combatant, path, to}``, ``row.changed {combatant, row}``,
-``combatant.updated {combatant, set, extra}``, ``battle.extra {set}``,
-``decision.opened``/``decision.answered``, ``battle.ended {result}``.
-Any event whose data has ``actor`` and ``spend`` (``{"actions": 1}``)
-deducts those resources from the actor. Other event types are log-only
-unless the ruleset maps them in ``appliers`` (event type -> method name,
-called as ``method(state, data)``).
+Events: the generic ones (``events.GENERIC_EVENTS``: their fields and sentences) are the
+core's, and the core applies those that change the state (``combatant.added``,
+``order.set``, ``turn.started``, ``resources.set``, ``hp.set``, ``damage.dealt``/``healed``,
+``status.applied``/``removed``/``updated``, ``moved``, ``row.changed``, ``battle.extra``,
+``decision.opened``/``answered``, ``battle.ended``...). Any event whose data has ``actor`` and
+``spend`` (``{"actions": 1}``) deducts those resources from the actor. A ruleset's own events are
+described in its package's ``events.py`` (``EventType``: typed fields, the log's sentence) and
+registered as ``events``; they are log-only unless the ruleset maps them in ``appliers`` (event
+type -> ``applier(state, data)``).
 
 Hooks to override (all optional except what your rules need)
 ------------------------------------------------------------
@@ -58,6 +51,11 @@ Hooks to override (all optional except what your rules need)
   a plain function ``resolver(ctx, actor: Combatant, action) -> Refusal | None``
   (usually in the package's ``actions.py``). It must validate before emitting
   (ENG-4). ``end_turn`` is provided by the core unless the ruleset maps it.
+- ``params``: action kind -> TypedDict of its parameters, for the kinds only this
+  ruleset has (the generic kinds are ``actions.ACTION_PARAMS``); a generic kind whose
+  parameters the ruleset extends maps to a subclass of the generic TypedDict.
+- ``events``: event type -> ``EventType`` (fields and sentence) for the ruleset's own
+  events, and for generic events it extends with fields of its own (``EventType.extended``).
 - ``appliers``: event type -> ``applier(state, data)`` for the ruleset's own
   events that change state (other event types are log-only).
 - ``init_combatant(sheet) -> dict``: hp, max_hp, resources, extra of a new combatant.
@@ -73,16 +71,17 @@ Hooks to override (all optional except what your rules need)
   custom pack); custom packs ride in ``battle.created`` and are in
   ``state.extra["content"]``. Read definitions with ``definitions(state,
   kind)`` / ``definition(state, kind, key)`` of this module (both go through
-  ``lookup``), never from the starter pack alone. ``check_sheet_content(state, sheet) -> message | None`` refuses
-  sheets naming undefined content; ``status_keys(state)`` (the ``statuses``
-  of the pack) limits ``gm.add_status``.
+  ``lookup``), never from the starter pack alone. ``check_sheet_content(state, sheet) -> message | None``
+  refuses sheets naming undefined content (every field of the sheet schema with ``content`` kinds);
+  ``status_keys(state)`` (the ``statuses`` of the pack) limits ``gm.add_status``.
 - ``grid_metric``: how squares are counted (``"chebyshev"``: a diagonal step
   is 1; ``"manhattan"``: no diagonal steps); a ``grid_metric`` house rule
   overrides it (``metric(state)``).
 
 Shared pieces: ``count_down_statuses`` (durations), ``roll_initiative`` and
 ``order_with_rolloffs`` (initiative ties and roll-offs), ``lookup`` /
-``definitions`` / ``definition`` / ``status_name`` (content).
+``definitions`` / ``definition`` / ``definition_in`` / ``status_name`` (content),
+``blocked_by`` (what a status forbids).
 
 ``combat/engine/rulesets/README.md`` walks through adding a ruleset as a
 package; ``tests/engine/test_plugin_api.py`` plays the toy ruleset it builds
@@ -100,6 +99,7 @@ from combat.engine.schema import Field, SheetSchema
 if TYPE_CHECKING:
     from combat.engine.actions import Action, ActionOption, Refusal
     from combat.engine.context import Ctx
+    from combat.engine.events import EventType
     from combat.engine.state import BattleState, Combatant, Decision
 
 #: Content definitions by kind and key: ``{"statuses": {"stun": {...}}, ...}``.
@@ -173,6 +173,10 @@ class Ruleset:
     options: ClassVar[tuple[Field, ...]] = ()
     sheet_schema: ClassVar[SheetSchema] = SheetSchema()
     actions: ClassVar[Mapping[str, Resolver]] = {}
+    #: The parameters of the ruleset's own action kinds (TypedDicts), beyond ``actions.ACTION_PARAMS``.
+    params: ClassVar[Mapping[str, type]] = {}
+    #: The ruleset's own event types (and the generic ones it extends): fields and sentences.
+    events: ClassVar[Mapping[str, EventType]] = {}
     appliers: ClassVar[Mapping[str, Applier]] = {}
     content: ClassVar[Pack] = {}
     #: The content schema: one ``DefinitionKind`` per kind of definition (campaign forms are generated from it).
@@ -313,7 +317,18 @@ class Ruleset:
         return set(definitions(state, "statuses"))
 
     def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
-        """Why a sheet cannot join this battle (it names undefined content), or None."""
+        """Why a sheet cannot join this battle, or None: a field of the sheet schema naming content
+        (``Field.content``) names a key that none of its kinds defines in this battle."""
+        for spec in self.sheet_schema:
+            if not spec.content:
+                continue
+            value = sheet.get(spec.key)
+            keys = value if isinstance(value, list) else [value] if value else []
+            unknown = [
+                str(k) for k in keys if all(definition(state, kind, k) is None for kind in spec.content)
+            ]
+            if unknown:
+                return f"Unknown {spec.key.replace('_', ' ')}: {', '.join(unknown)}."
         return None
 
 
@@ -345,6 +360,31 @@ def definition(state: BattleState, kind: str, key: Any) -> dict[str, Any] | None
     if not isinstance(key, str) or not key:
         return None
     return definitions(state, kind).get(key)
+
+
+def definition_in(starter: Pack, custom: Pack | None, kind: str, key: Any) -> dict[str, Any] | None:
+    """One definition of ``lookup(starter, custom, kind)`` by key, for rules that read a sheet before the
+    battle's state exists (None when undefined or not a key).
+
+    >>> definition_in({"armors": {"mail": {"pdr": 2}}}, None, "armors", "mail")
+    {'pdr': 2}
+    """
+    if not isinstance(key, str) or not key:
+        return None
+    return lookup(starter, custom, kind).get(key)
+
+
+def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
+    """The name of a status of ``c`` whose definition blocks ``what`` (its ``blocks`` list: "actions",
+    "movement", "spells"... as the ruleset's content names them), or None."""
+    if not c.statuses:
+        return None
+    defs = definitions(state, "statuses")
+    for key in c.statuses:
+        d = defs.get(key)
+        if d and what in d.get("blocks", ()):
+            return str(d["name"])
+    return None
 
 
 def defined(state: BattleState, kind: str, key: str) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from typing import Any
 
 from combat.engine.content import DefinitionKind, Field, SheetSchema, validate_pack
 from combat.engine.dice import check_expr
-from combat.engine.rulesets.base import lookup
 
 WEAPON_KINDS = ("melee", "gun", "shotgun", "tesla", "shield")
 DEFENSE_KINDS = ("dodge", "block", "shield_block", "obstruct")
@@ -427,10 +426,3 @@ MONSTERS: dict[str, dict[str, Any]] = {
 def validate_block_content(pack: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Validate a custom Action Block content pack; references may name starter definitions."""
     return validate_pack(KINDS, pack, base=STARTER)
-
-
-def definition(state_extra: dict[str, Any], kind: str, key: Any) -> dict[str, Any] | None:
-    """A definition by kind and key for rules that read a sheet and the battle's ``extra`` (no state yet)."""
-    if not isinstance(key, str):
-        return None
-    return lookup(STARTER, state_extra.get("content"), kind).get(key)

@@ -1,7 +1,8 @@
-"""Action Block arithmetic: battle maxima, evasion, to-hit, damage, turn order (pure functions).
+"""Action Block rules: arithmetic (battle maxima, evasion, to-hit, damage, turn order), then what the
+state allows (costs and action slots, ranges and targets, blocks, moves, spells within reach).
 
-Everything here is a function of a sheet and content definitions, no dice
-and no state changes, so each formula is tested on its own numbers.
+Everything here is a function of a sheet, content definitions and the
+state, no dice and no events, so each formula is tested on its own numbers.
 
 >>> damage_dealt(base=7, bonus=2, reduction=3, crit=False), damage_dealt(7, 2, 3, crit=True)
 (6, 12)
@@ -12,10 +13,21 @@ and no state changes, so each formula is tested on its own numbers.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from combat.engine.rulesets.action_block.content import definition
-from combat.engine.rulesets.base import order_with_rolloffs
+from combat.engine.actions import Refusal
+from combat.engine.board import Square, chebyshev, steps_within
+from combat.engine.rulesets.action_block.content import STARTER
+from combat.engine.rulesets.base import (
+    blocked_by,
+    definition,
+    definition_in,
+    definitions,
+    order_with_rolloffs,
+)
+
+if TYPE_CHECKING:
+    from combat.engine.state import BattleState, Combatant
 
 UNARMORED_EVASION = 7  # BLOCK-EVA-1
 ACTIVE_EVASION = 7  # BLOCK-EVA-2
@@ -31,14 +43,13 @@ def squares(feet: int) -> int:
 
 
 def armor_of(extra: dict[str, Any], sheet: dict[str, Any]) -> dict[str, Any] | None:
-    key = sheet.get("armor") or ""
-    return definition(extra, "armors", key) if key else None
+    return definition_in(STARTER, extra.get("content"), "armors", sheet.get("armor"))
 
 
 def weapons_of(extra: dict[str, Any], sheet: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for key in sheet.get("weapons", ()):
-        d = definition(extra, "weapons", key)
+        d = definition_in(STARTER, extra.get("content"), "weapons", key)
         if d is not None:
             out.append((key, d))
     return out
@@ -153,3 +164,193 @@ def reduction_for(
     if weapon_kind == "tesla":
         return "sdr", int(sheet.get("sdr", 0)) + int(sheet.get("sdr_boost", 0))
     return "pdr", pdr_now + int(sheet.get("pdr_boost", 0)) + stance_pdr
+
+
+# --- what the state allows: costs, action slots, targets, defences, moves, spells -----------------
+
+MOVE_COST = {"speed": 1, "strength": 0}  # a Movement action (the source gives no figure)
+
+GRAPPLE_COST = {"speed": 2, "strength": 2}
+
+BREAK_FREE_COST = {"speed": 1, "strength": 2}
+
+BRACE_COST = {"speed": 0, "strength": 1}
+
+BRACE_PDR = 1
+
+SLOT_NAMES = {"offensive": "Offensive", "movement": "Movement", "verbal": "Verbal"}
+
+
+def cost_of(*defs: dict[str, Any]) -> dict[str, int]:
+    return {
+        "speed": sum(d.get("speed_cost", 0) for d in defs),
+        "strength": sum(d.get("strength_cost", 0) for d in defs),
+    }
+
+
+def cost_gate(c: Combatant, cost: dict[str, int]) -> str | None:
+    """BLOCK-RES-4: no action may take Speed or Strength Points below 0."""
+    if cost.get("speed", 0) > c.resources.get("speed", 0):
+        return f"Needs {cost['speed']} Speed Points ({c.resources.get('speed', 0)} left)."
+    if cost.get("strength", 0) > c.resources.get("strength", 0):
+        return f"Needs {cost['strength']} Strength Points ({c.resources.get('strength', 0)} left)."
+    return None
+
+
+def slot_gate(state: BattleState, c: Combatant, slot: str | None, cost: dict[str, int]) -> str | None:
+    """BLOCK-TURN-1: one Offensive, Movement and Verbal action per turn; statuses; costs."""
+    if slot is not None:
+        if c.resources.get(slot, 0) < 1:
+            return f"{SLOT_NAMES[slot]} action already used this turn."
+        name = blocked_by(state, c, slot)
+        if name:
+            return f"{name}: no {SLOT_NAMES[slot]} action."
+    return cost_gate(c, cost)
+
+
+def spend(slot: str | None, cost: dict[str, int]) -> dict[str, int]:
+    out = {k: v for k, v in cost.items() if v}
+    if slot:
+        out[slot] = 1
+    return out
+
+
+def in_range(a: Combatant, b: Combatant, feet: int) -> bool:
+    """BLOCK-RANGE-1: within ``feet`` (5 ft squares, a diagonal step counts 5 ft)."""
+    return a.pos is not None and b.pos is not None and chebyshev(a.pos, b.pos) <= squares(feet)
+
+
+def weapon_range(w: dict[str, Any]) -> int:
+    return MELEE_RANGE_FT if w["kind"] in MELEE_KINDS else w["range_ft"]
+
+
+def attack_targets(state: BattleState, c: Combatant, feet: int) -> list[str]:
+    return [t.id for t in state.combatants.values() if t.side != c.side and t.alive and in_range(c, t, feet)]
+
+
+def pick_targets(
+    state: BattleState, c: Combatant, raw: Any, allowed: list[str], most: int
+) -> list[str] | Refusal:
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
+        return Refusal("Choose a target.")
+    if len(set(raw)) != len(raw):
+        return Refusal("Each target once.")
+    if len(raw) > most:
+        return Refusal(f"At most {most} target{'s' if most > 1 else ''}.")
+    for tid in raw:
+        if tid not in allowed:
+            t = state.combatants.get(tid)
+            return Refusal(f"{t.name} is not a valid target in range." if t else "No such target.")
+    return list(raw)
+
+
+def mods_for(
+    state: BattleState, c: Combatant, raw: Any, kind: str, field: str
+) -> list[tuple[str, dict[str, Any]]] | Refusal:
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw) or len(set(raw)) != len(raw):
+        return Refusal("Modifiers are a list of different names.")
+    out = []
+    for key in raw:
+        d = definition(state, kind, key) if key in c.sheet.get(field, ()) else None
+        if d is None:
+            return Refusal(f"{c.name} has no modifier {key!r}.")
+        out.append((key, d))
+    return out
+
+
+def evasions(state: BattleState, t: Combatant) -> tuple[int, int]:
+    return passive_evasion(state.extra, t.sheet), active_evasion(t.sheet)
+
+
+def block_options(state: BattleState, t: Combatant) -> list[dict[str, str]]:
+    """BLOCK-DEF-2: affordable Block stances, each alone or with Shield Block when the shield is free."""
+    defs = definitions(state, "defenses")
+    blocks = [(k, d) for k, d in defs.items() if d["kind"] == "block"]
+    shield = shield_pdr(state, t)
+    shields = [(k, d) for k, d in defs.items() if d["kind"] == "shield_block"] if shield is not None else []
+    combos: list[list[tuple[str, dict[str, Any]]]] = [[b] for b in blocks] + [[s] for s in shields]
+    combos += [[b, s] for b in blocks for s in shields]
+    out = []
+    for combo in combos:
+        cost = cost_of(*[d for _, d in combo])
+        if cost_gate(t, cost) is None:
+            pdr = sum(d["pdr"] for _, d in combo) + (shield or 0) * sum(
+                1 for _, d in combo if d["kind"] == "shield_block"
+            )
+            out.append(
+                {
+                    "key": "+".join(k for k, _ in combo),
+                    "label": f"{' + '.join(d['name'] for _, d in combo)}: PDR +{pdr} "
+                    f"({cost['speed']} Speed, {cost['strength']} Strength)",
+                }
+            )
+    return out
+
+
+def shield_pdr(state: BattleState, t: Combatant) -> int | None:
+    """The shield's Shield Block bonus, or None without a shield or when it attacked this Action Block."""
+    if t.extra.get("shield_used"):
+        return None
+    shields = [w for _, w in weapons_of(state.extra, t.sheet) if w["kind"] == "shield"]
+    return max(w["shield_pdr"] for w in shields) if shields else None
+
+
+def obstacles(state: BattleState, mover: Combatant) -> tuple[set[Square], set[Square]]:
+    blocked = {(b[0], b[1]) for b in state.blocked}
+    no_stop: set[Square] = set()
+    for o in state.combatants.values():
+        if o is mover or o.pos is None or not o.alive:
+            continue
+        (blocked if o.side != mover.side and not o.ko else no_stop).add((o.pos[0], o.pos[1]))
+    return blocked, no_stop
+
+
+def move_squares(c: Combatant) -> int:
+    return int(c.sheet.get("movement", 6))
+
+
+def move_steps_for(state: BattleState, c: Combatant) -> tuple[dict[Square, Square], list[Square]]:
+    """Where ``c`` can move and how (``board.steps_within``: the board's preview)."""
+    blocked, no_stop = obstacles(state, c)
+    return steps_within(c.square, move_squares(c), state.width, state.height, blocked, no_stop)
+
+
+def spell_reach(
+    state: BattleState, c: Combatant
+) -> tuple[dict[str, Any], list[dict[str, Any]], int, int] | None:
+    casting = c.extra.get("casting")
+    if not casting:
+        return None
+    spell = definition(state, "spells", casting["spell"])
+    mods = [m for m in (definition(state, "spell_modifiers", k) for k in casting["mods"]) if m]
+    if spell is None:
+        return None
+    feet = spell["max_range_ft"] + sum(m["range_bonus_ft"] for m in mods)
+    return spell, mods, feet, 1 + sum(m["extra_targets"] for m in mods)
+
+
+def spell_targets(state: BattleState, c: Combatant, spell: dict[str, Any], feet: int) -> list[str]:
+    out = []
+    for t in state.combatants.values():
+        if not t.alive or t.pos is None or (t is not c and not in_range(c, t, feet)):
+            continue
+        if (spell["targets"] == "enemy") == (t.side != c.side):
+            out.append(t.id)
+    return out
+
+
+def spell_effect(sheet: dict[str, Any], spell: dict[str, Any], mods: list[dict[str, Any]], base: int) -> int:
+    """BLOCK-SPELL-2: the Base Effect plus all of Offensive, Defensive and General Spell Boost (and modifiers)."""
+    boosts = ("offensive_spell_boost", "defensive_spell_boost", "general_spell_boost")
+    total: int = base + sum(int(sheet.get(k, 0)) for k in boosts) + sum(m["effect_bonus"] for m in mods)
+    return total
+
+
+def charisma_targets(state: BattleState, c: Combatant, skill: dict[str, Any]) -> list[str]:
+    return [
+        t.id
+        for t in state.combatants.values()
+        if t.side != c.side and t.able and in_range(c, t, skill["range_ft"])
+    ]

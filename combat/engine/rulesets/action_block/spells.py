@@ -11,36 +11,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Refusal
-from combat.engine.rulesets.action_block.actions import (
-    cost_of,
-    deal,
-    defn,
-    in_range,
-    mods_for,
-    pick_targets,
-    slot_gate,
-    spend,
-)
-from combat.engine.rulesets.base import defined
+from combat.engine.rulesets.action_block import rules
+from combat.engine.rulesets.action_block.attacks import deal
+from combat.engine.rulesets.base import defined, definition
 
 if TYPE_CHECKING:
     from combat.engine.actions import Action
     from combat.engine.context import Ctx
-    from combat.engine.state import BattleState, Combatant
+    from combat.engine.state import Combatant
 
 
 def _cast(ctx: Ctx, c: Combatant, key: Any, raw_mods: Any, echo: bool) -> Refusal | None:
     state = ctx.state
     spell = (
-        defn(state, "spells", key) if isinstance(key, str) and key in c.sheet.get("abilities", ()) else None
+        definition(state, "spells", key)
+        if isinstance(key, str) and key in c.sheet.get("abilities", ())
+        else None
     )
     if spell is None:
         return Refusal(f"{c.name} knows no such spell.")
-    mods = mods_for(state, c, raw_mods, "spell_modifiers", "spell_modifiers")
+    mods = rules.mods_for(state, c, raw_mods, "spell_modifiers", "spell_modifiers")
     if isinstance(mods, Refusal):
         return mods
-    cost = cost_of(spell) if echo else cost_of(spell, *[m for _, m in mods])
-    why = slot_gate(state, c, "verbal", cost)
+    cost = rules.cost_of(spell) if echo else rules.cost_of(spell, *[m for _, m in mods])
+    why = rules.slot_gate(state, c, "verbal", cost)
     if why:
         return Refusal(why)
     casting = {"spell": key, "mods": [k for k, _ in mods]}
@@ -53,7 +47,7 @@ def _cast(ctx: Ctx, c: Combatant, key: Any, raw_mods: Any, echo: bool) -> Refusa
         modifiers=casting["mods"],
         echo=echo,
         extra={"casting": casting, "last_spell": casting},
-        spend=spend("verbal", cost),
+        spend=rules.spend("verbal", cost),
     )
     return None
 
@@ -71,38 +65,16 @@ def act_echo(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return _cast(ctx, c, last["spell"], last["mods"], echo=True)
 
 
-def spell_reach(
-    state: BattleState, c: Combatant
-) -> tuple[dict[str, Any], list[dict[str, Any]], int, int] | None:
-    casting = c.extra.get("casting")
-    if not casting:
-        return None
-    spell = defn(state, "spells", casting["spell"])
-    mods = [m for m in (defn(state, "spell_modifiers", k) for k in casting["mods"]) if m]
-    if spell is None:
-        return None
-    feet = spell["max_range_ft"] + sum(m["range_bonus_ft"] for m in mods)
-    return spell, mods, feet, 1 + sum(m["extra_targets"] for m in mods)
-
-
-def spell_targets(state: BattleState, c: Combatant, spell: dict[str, Any], feet: int) -> list[str]:
-    out = []
-    for t in state.combatants.values():
-        if not t.alive or t.pos is None or (t is not c and not in_range(c, t, feet)):
-            continue
-        if (spell["targets"] == "enemy") == (t.side != c.side):
-            out.append(t.id)
-    return out
-
-
 def act_activate(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """Activate Spell (Bonus): the spell's effect on each target, leaving the Spell Casting stance."""
     state = ctx.state
-    reach = spell_reach(state, c)
+    reach = rules.spell_reach(state, c)
     if reach is None:
         return Refusal("Cast a spell first (Spell Casting stance).")
     spell, _, feet, most = reach
-    targets = pick_targets(state, c, action.params.get("targets"), spell_targets(state, c, spell, feet), most)
+    targets = rules.pick_targets(
+        state, c, action.params.get("targets"), rules.spell_targets(state, c, spell, feet), most
+    )
     if isinstance(targets, Refusal):
         return targets
     casting = c.extra["casting"]
@@ -128,18 +100,11 @@ def act_activate(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return None
 
 
-def spell_effect(sheet: dict[str, Any], spell: dict[str, Any], mods: list[dict[str, Any]], base: int) -> int:
-    """BLOCK-SPELL-2: the Base Effect plus all of Offensive, Defensive and General Spell Boost (and modifiers)."""
-    boosts = ("offensive_spell_boost", "defensive_spell_boost", "general_spell_boost")
-    total: int = base + sum(int(sheet.get(k, 0)) for k in boosts) + sum(m["effect_bonus"] for m in mods)
-    return total
-
-
 def run_spell(ctx: Ctx, job: dict[str, Any]) -> None:
     state = ctx.state
     actor = state.combatants[job["actor"]]
     spell = defined(state, "spells", job["spell"])
-    mods = [m for m in (defn(state, "spell_modifiers", k) for k in job["mods"]) if m]
+    mods = [m for m in (definition(state, "spell_modifiers", k) for k in job["mods"]) if m]
     while job["i"] < len(job["targets"]):
         t = state.combatants.get(job["targets"][job["i"]])
         job["i"] += 1
@@ -147,7 +112,7 @@ def run_spell(ctx: Ctx, job: dict[str, Any]) -> None:
             continue
         job["t"] = t.id
         base = ctx.roll(spell["base"], "spell effect").total
-        effect = spell_effect(actor.sheet, spell, mods, base)
+        effect = rules.spell_effect(actor.sheet, spell, mods, base)
         if spell["effect"] == "heal":
             hp = min(t.max_hp, t.hp + max(0, effect))
             ctx.emit(
@@ -183,18 +148,18 @@ def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     state = ctx.state
     key = action.params.get("skill")
     skill = (
-        defn(state, "charisma_skills", key)
+        definition(state, "charisma_skills", key)
         if isinstance(key, str) and key in c.sheet.get("abilities", ())
         else None
     )
     if skill is None:
         return Refusal(f"{c.name} has no such charisma skill.")
-    cost = cost_of(skill)
-    why = slot_gate(state, c, "verbal", cost)
+    cost = rules.cost_of(skill)
+    why = rules.slot_gate(state, c, "verbal", cost)
     if why:
         return Refusal(why)
-    targets = pick_targets(
-        state, c, action.params.get("targets"), charisma_targets(state, c, skill), skill["max_targets"]
+    targets = rules.pick_targets(
+        state, c, action.params.get("targets"), rules.charisma_targets(state, c, skill), skill["max_targets"]
     )
     if isinstance(targets, Refusal):
         return targets
@@ -204,7 +169,7 @@ def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         skill=key,
         name=skill["name"],
         targets=targets,
-        spend=spend("verbal", cost),
+        spend=rules.spend("verbal", cost),
     )
     for tid in targets:
         t = state.combatants[tid]
@@ -237,11 +202,3 @@ def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
                 resources={res: max(0, t.resources.get(res, 0) - skill["amount"])},
             )
     return None
-
-
-def charisma_targets(state: BattleState, c: Combatant, skill: dict[str, Any]) -> list[str]:
-    return [
-        t.id
-        for t in state.combatants.values()
-        if t.side != c.side and t.able and in_range(c, t, skill["range_ft"])
-    ]

@@ -10,9 +10,11 @@ healing unreduced; statuses roll against a defense, power = difference,
 no self-stacking, durations, Recover; one interrupt per turn cycle, as a
 reaction window (Parry).
 
-The package: ``sheet`` (options and sheet), ``content`` (the starter pack as
-data), ``rules`` (what content means for a combatant), ``actions`` (the
-resolvers, the dispatch table and the options of ENG-5).
+The package has the modules every ruleset has (``rulesets/README.md``):
+``sheet`` (options and sheet), ``content`` (the starter pack as data),
+``rules`` (what content means for a combatant), ``actions`` (the resolvers,
+the dispatch table, ``resume`` and the options of ENG-5), ``events`` (its
+events, their sentences and appliers).
 
 Where the source is silent: Slow's rounding is the ``slow_rounding`` option
 and squares are counted with the ``grid_metric`` option; the other readings
@@ -31,7 +33,7 @@ from combat.engine.rulesets.base import (
     definition,
     roll_initiative,
 )
-from combat.engine.rulesets.luck.actions import ACTIONS, APPLIERS, legal_actions, resume
+from combat.engine.rulesets.luck.actions import ACTIONS, PARAMS, legal_actions, resume
 from combat.engine.rulesets.luck.content import (
     DEMO_PARTY,
     HEROES,
@@ -40,6 +42,7 @@ from combat.engine.rulesets.luck.content import (
     STARTER,
     validate_luck_content,
 )
+from combat.engine.rulesets.luck.events import APPLIERS, EVENTS
 from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN
 from combat.engine.rulesets.luck.sheet import OPTIONS, SHEET
 
@@ -58,6 +61,8 @@ class Luck(Ruleset):
     options = OPTIONS
     sheet_schema = SHEET
     actions = ACTIONS
+    params = PARAMS
+    events = EVENTS
     appliers = APPLIERS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
@@ -110,15 +115,6 @@ class Luck(Ruleset):
                 d = definition(state, "items", key)
                 out.append(f"{d['name'] if d else key} x{n}")
         return out
-
-    # --- content ---------------------------------------------------------------
-    def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
-        """Every ability, weapon and item a sheet names must be defined."""
-        for field, kind in (("abilities", "abilities"), ("weapons", "weapons"), ("items", "items")):
-            unknown = [k for k in sheet.get(field, ()) if definition(state, kind, k) is None]
-            if unknown:
-                return f"Unknown {field}: {', '.join(unknown)}."
-        return None
 
     # --- combatants and flow -------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:

@@ -1,21 +1,21 @@
 """D20 Luck: resolution of its actions (move, ability) and its options (ENG-5).
 
-The dispatch table ``ACTIONS`` maps action kinds to resolvers; ``resume``
-finishes a hit paused for an interrupt (LUCK-ACT-4).
+The dispatch table ``ACTIONS`` maps action kinds to resolvers, ``PARAMS``
+names the parameters D20 Luck adds; ``resume`` finishes a hit paused for an
+interrupt (LUCK-ACT-4); ``legal_actions`` lists the options.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
+from combat.engine.actions import AbilityParams, Action, ActionOption, Refusal, RefusalCode
 from combat.engine.board import as_square, chosen_path, distance, square_key, steps_within, within
-from combat.engine.rulesets.base import defined, definition, grid_metric_of, status_name
+from combat.engine.rulesets.base import blocked_by, defined, definition, grid_metric_of, status_name
 from combat.engine.rulesets.luck.rules import (
     ability_for,
     ability_gate,
     ability_refs,
-    blocked_by,
     items_left,
     move_allowance,
     obstacles,
@@ -29,13 +29,6 @@ from combat.engine.rulesets.luck.rules import (
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
     from combat.engine.state import BattleState, Combatant, Decision
-
-
-def apply_ability_used(state: BattleState, data: dict[str, Any]) -> None:
-    item = data.get("item")
-    if item:
-        used = state.combatants[data["actor"]].extra.setdefault("items_used", {})
-        used[item] = used.get(item, 0) + 1
 
 
 # --- actions ---------------------------------------------------------------------------
@@ -287,7 +280,7 @@ def _deal(
         actor=actor.id,
         target=t.id,
         **used,
-        kind=kind,
+        damage_type=kind,
         raw=raw,
         reduced=reduced,
         defense=defense,
@@ -452,5 +445,13 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     return out
 
 
+class LuckAbilityParams(AbilityParams, total=False):
+    """``ability``: also ``to``, the free 1-square step before acting, and ``status``, the status a
+    Recover ends."""
+
+    to: list[int]
+    status: str
+
+
 ACTIONS = {"move": act_move, "ability": act_ability}
-APPLIERS = {"ability.used": apply_ability_used}
+PARAMS: dict[str, type] = {"ability": LuckAbilityParams}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.board import Square
-from combat.engine.rulesets.base import definition
+from combat.engine.rulesets.base import blocked_by, definition
 
 if TYPE_CHECKING:
     from combat.engine.state import BattleState, Combatant
@@ -124,15 +124,6 @@ def items_left(c: Combatant, key: str) -> int:
 
 
 # --- status effects on what one may do -------------------------------------------
-def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
-    """The name of a status of ``c`` that forbids ``what`` (actions, movement, spells, melee), if any."""
-    for key in c.statuses:
-        d = definition(state, "statuses", key)
-        if d and what in d["blocks"]:
-            return str(d["name"])
-    return None
-
-
 def move_allowance(state: BattleState, c: Combatant) -> int:
     """LUCK-ACT-2 and LUCK-STAT-8: Movement squares, reduced by slowing statuses (rounded by ``slow_rounding``)."""
     pct = 100

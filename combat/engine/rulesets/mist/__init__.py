@@ -4,9 +4,11 @@ Every round starts with MP gain and a fresh initiative roll (MIST-INIT-1,
 MIST-MP-1). A turn has action slots and one free move that may be split;
 actions are typed (move, simple, static, chain, finisher). Enemies leaving
 or crossing an active rampart open a reaction window for its holder
-(MIST-RAMP-*). The arithmetic lives in ``rules``, the content (abilities, statuses,
-monsters, heroes) in ``content``, options and sheet in ``sheet``; action
-resolution is in ``actions``.
+(MIST-RAMP-*). The package has the modules every ruleset has
+(``rulesets/README.md``): the rules in ``rules``, the content (abilities,
+statuses, monsters, heroes) in ``content``, options and sheet in ``sheet``,
+action resolution and the options of ENG-5 in ``actions``, its events in
+``events``.
 
 Action kinds: ``move {path | to}``, ``double_move {}``, ``ability {ability,
 targets | square}``, ``disengage {}``, ``rampart {on}``, ``end_turn {}``.
@@ -20,25 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.board import Square, square_key, steps_within, within
-from combat.engine.rulesets.base import (
-    HP_RESTORED,
-    STATUSES_END,
-    CarryOver,
-    Ruleset,
-    count_down_statuses,
-    definitions,
-)
-from combat.engine.rulesets.mist import actions as mist_play
-from combat.engine.rulesets.mist.actions import (
-    MP_PER_INITIATIVE,
-    blocked_by,
-    can_act,
-    movement,
-    rampart_range,
-    stat,
-    turn_flags,
-)
+from combat.engine.rulesets.base import HP_RESTORED, STATUSES_END, CarryOver, Ruleset, count_down_statuses
+from combat.engine.rulesets.mist.actions import ACTIONS, PARAMS, legal_actions, resume
 from combat.engine.rulesets.mist.content import (
     DEMO_PARTY,
     HEROES,
@@ -47,73 +32,22 @@ from combat.engine.rulesets.mist.content import (
     STARTER,
     validate_mist_content,
 )
-from combat.engine.rulesets.mist.rules import initiative_order, resistance_errors
+from combat.engine.rulesets.mist.events import APPLIERS, EVENTS
+from combat.engine.rulesets.mist.rules import (
+    MP_PER_INITIATIVE,
+    can_act,
+    initiative_order,
+    movement,
+    resistance_errors,
+    stat,
+)
 from combat.engine.rulesets.mist.sheet import OPTIONS, SHEET
 
 if TYPE_CHECKING:
-    from combat.engine.actions import ActionOption
     from combat.engine.context import Ctx
     from combat.engine.state import BattleState, Combatant
 
 __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "STARTER", "Mist"]
-
-
-# --- appliers (event -> state, no dice) ---------------------------------------------------
-def apply_turn_prepared(state: BattleState, d: dict[str, Any]) -> None:
-    c = state.combatants[d["combatant"]]
-    c.resources["slots"] = d["slots"]
-    c.resources["move"] = d["move"]
-    c.extra["turn"] = {
-        "simple": False,
-        "static": False,
-        "move_action": False,
-        "spent": False,
-        "disengaged": False,
-        "move_total": d["move"],
-    }
-
-
-def apply_ability_used(state: BattleState, d: dict[str, Any]) -> None:
-    if d.get("reaction"):
-        return
-    c = state.combatants[d["actor"]]
-    t = c.extra.setdefault("turn", {})
-    kind = d.get("action_type")
-    if kind in ("simple", "static"):
-        t[kind] = True
-    elif kind == "move":
-        t["move_action"] = True
-    if d.get("spend", {}).get("slots"):
-        t["spent"] = True
-    if d.get("disengage"):
-        t["disengaged"] = True
-
-
-def apply_move_doubled(state: BattleState, d: dict[str, Any]) -> None:
-    c = state.combatants[d["actor"]]
-    c.resources["move"] = d["move"]
-    t = c.extra.setdefault("turn", {})
-    t["spent"] = True
-    t["move_total"] = t.get("move_total", 0) + d["gain"]
-
-
-def apply_rampart_toggled(state: BattleState, d: dict[str, Any]) -> None:
-    state.combatants[d["combatant"]].extra["rampart_on"] = bool(d["on"])
-
-
-def apply_lp_lost(state: BattleState, d: dict[str, Any]) -> None:
-    c = state.combatants[d["target"]]
-    c.resources["lp"] = d["lp"]
-    c.alive = d["alive"]
-
-
-APPLIERS = {
-    "turn.prepared": apply_turn_prepared,
-    "ability.used": apply_ability_used,
-    "move.doubled": apply_move_doubled,
-    "rampart.toggled": apply_rampart_toggled,
-    "lp.lost": apply_lp_lost,
-}
 
 
 class Mist(Ruleset):
@@ -125,16 +59,13 @@ class Mist(Ruleset):
     source = "000_6696e0bb94cf9e52.txt"
     options = OPTIONS
     sheet_schema = SHEET
-    actions = {
-        "move": mist_play.act_move,
-        "double_move": mist_play.act_double_move,
-        "ability": mist_play.act_ability,
-        "disengage": mist_play.act_disengage,
-        "rampart": mist_play.act_rampart,
-    }
-    resume = staticmethod(mist_play.resume)
-    grid_metric = "manhattan"
+    actions = ACTIONS
+    params = PARAMS
+    resume = staticmethod(resume)
+    legal_actions = staticmethod(legal_actions)
+    events = EVENTS
     appliers = APPLIERS
+    grid_metric = "manhattan"
     content = STARTER
     heroes, monsters = HEROES, MONSTERS
     content_check = staticmethod(validate_mist_content)
@@ -179,11 +110,6 @@ class Mist(Ruleset):
             if problems:
                 errors.setdefault("resistances", []).extend(problems)
         return clean, errors
-
-    def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
-        known = definitions(state, "abilities")
-        unknown = [a for a in sheet.get("abilities", []) if a not in known]
-        return f"Unknown abilities: {', '.join(unknown)}." if unknown else None
 
     # --- combatants -------------------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
@@ -259,136 +185,3 @@ class Mist(Ruleset):
     def on_turn_end(self, ctx: Ctx, c: Combatant) -> None:
         """Statuses count down at the end of their bearer's turn."""
         count_down_statuses(ctx, c)
-
-    # --- ENG-5 -------------------------------------------------------------------------------
-    def legal_actions(self, state: BattleState, c: Combatant) -> list[ActionOption]:
-        from combat.engine.actions import ActionOption
-
-        opts: list[ActionOption] = []
-        t = turn_flags(c)
-        slots = c.resources.get("slots", 0)
-        left = c.resources.get("move", 0)
-        stuck = blocked_by(state, c, "movement")
-        walls, allies, enemies = mist_play.obstacles(state, c)
-        if c.pos is not None:
-            reason = mist_play.move_problem(state, c)
-            came_from, ends = (
-                ({}, [])
-                if reason
-                else steps_within(
-                    (c.pos[0], c.pos[1]),
-                    left,
-                    state.width,
-                    state.height,
-                    walls | enemies,
-                    allies,
-                    diagonal=False,
-                )
-            )
-            if not reason and not ends:
-                reason = "No free square in reach."
-            opts.append(
-                ActionOption(
-                    "move",
-                    f"Move (up to {left})",
-                    {"move": 1},
-                    squares=[list(s) for s in ends],
-                    available=not reason,
-                    reason=reason,
-                    came_from=came_from,
-                )
-            )
-        why = mist_play.double_move_problem(state, c)
-        opts.append(
-            ActionOption(
-                "double_move", "Double move (all slots)", {"slots": slots}, available=not why, reason=why
-            )
-        )
-        dis_type = state.options.get("disengage_type", "simple")
-        cost = mist_play.slot_cost(c, dis_type, 1)
-        dis_why = (
-            "Already disengaged this turn."
-            if t.get("disengaged")
-            else mist_play.gate(state, c, dis_type, 1, 0, spell=False)
-        )
-        opts.append(
-            ActionOption(
-                "disengage",
-                "Disengage",
-                {"slots": cost if isinstance(cost, int) else 0},
-                available=not dis_why,
-                reason=dis_why or "",
-            )
-        )
-        n = rampart_range(c)
-        if n:
-            on = bool(c.extra.get("rampart_on"))
-            opts.append(
-                ActionOption(
-                    "rampart", f"Rampart {n}: turn {'off' if on else 'on'}", {}, params={"on": not on}
-                )
-            )
-        defs = definitions(state, "abilities")
-        for key in c.sheet.get("abilities", []):
-            a = defs.get(key)
-            if a is None:
-                continue
-            opts.append(self._ability_option(state, c, key, a, stuck, walls, allies, enemies))
-        return opts
-
-    def _ability_option(
-        self,
-        state: BattleState,
-        c: Combatant,
-        key: str,
-        a: dict[str, Any],
-        stuck: str | None,
-        walls: set[Square],
-        allies: set[Square],
-        enemies: set[Square],
-    ) -> ActionOption:
-        from combat.engine.actions import ActionOption
-
-        cost = mist_play.slot_cost(c, a["type"], a["cost"])
-        why = mist_play.gate(state, c, a["type"], a["cost"], a["mp"], spell=a["spell"])
-        if not why and a["leap"]:
-            why = mist_play.move_problem(state, c, leap=True)
-        targets: list[str] = []
-        squares: list[list[int]] = []
-        if not why and c.pos is not None:
-            if a["target"] == "square":
-                taken = walls | allies | enemies
-                squares = [
-                    list(s)
-                    for s in within(c.pos, a["range"], state.width, state.height, "manhattan")
-                    if not (a["leap"] and (s in taken or list(s) == c.pos))
-                ]
-            else:
-                targets = [
-                    t.id
-                    for t in state.combatants.values()
-                    if mist_play.target_problem(state, c, t, a) is None
-                ]
-            if not targets and not squares:
-                why = "No target in range."
-        areas = (
-            {
-                square_key(s): [list(q) for q in within(s, a["area"], state.width, state.height, "manhattan")]
-                for s in squares
-            }
-            if a["target"] == "square" and a["area"] > 0
-            else {}
-        )
-        label = a["name"] + (f" ({a['mp']} MP)" if a["mp"] else "")
-        price = {"slots": cost if isinstance(cost, int) else 0, **({"mp": a["mp"]} if a["mp"] else {})}
-        return ActionOption(
-            "ability",
-            label,
-            price,
-            targets=targets,
-            squares=squares,
-            available=not why,
-            reason=why or "",
-            params={"ability": key},
-            areas=areas,
-        )

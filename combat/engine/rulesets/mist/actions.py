@@ -1,24 +1,37 @@
-"""Mist & Rampart action resolution: moves, abilities, ramparts, reaction windows.
+"""Mist & Rampart action resolution: moves, abilities, ramparts, reaction windows, options.
 
 Each ``act_*`` validates everything first and emits nothing when it refuses
 (ENG-4). Moves that leave a square inside an enemy's active rampart pause
 with a decision addressed to the rampart's holder (MIST-RAMP-2/3, ENG-6);
 ``resume`` resolves the chosen Chain 1 attack, then walks on.
+``legal_actions`` lists the options (ENG-5), ``ACTIONS`` is the dispatch
+table and ``PARAMS`` the parameters of Mist's own action kinds.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from combat.engine.actions import Refusal, RefusalCode
-from combat.engine.board import Square, as_square, find_path, manhattan, within
-from combat.engine.rulesets.base import definitions
+from combat.engine.actions import ActionOption, NoParams, Refusal, RefusalCode
+from combat.engine.board import Square, as_square, find_path, manhattan, square_key, steps_within, within
+from combat.engine.rulesets.base import blocked_by, definitions
 from combat.engine.rulesets.mist.rules import (
     accuracy_hits,
+    can_act,
     damage_against,
+    double_move_problem,
+    gate,
+    move_problem,
+    movement,
+    obstacles,
     path_problem,
     rampart_provocations,
+    rampart_range,
     save_avoids,
+    slot_cost,
+    stat,
+    target_problem,
+    turn_flags,
 )
 
 if TYPE_CHECKING:
@@ -26,158 +39,7 @@ if TYPE_CHECKING:
     from combat.engine.context import Ctx
     from combat.engine.state import BattleState, Combatant, Decision
 
-MP_PER_INITIATIVE = 5
 MAX_PATH = 200
-
-
-# --- reading the state ---------------------------------------------------------------------
-
-
-def stat(state: BattleState, c: Combatant, key: str) -> int:
-    """A sheet value plus the changes of the combatant's statuses (Blind: accuracy -50...)."""
-    value = int(c.sheet.get(key, 0) or 0)
-    if c.statuses:
-        defs = definitions(state, "statuses")
-        for skey in c.statuses:
-            d = defs.get(skey)
-            if d:
-                value += int(d.get(key, 0) or 0)
-    return value
-
-
-def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
-    """The name of a status preventing ``what`` (actions, movement, spells), or None."""
-    if not c.statuses:
-        return None
-    defs = definitions(state, "statuses")
-    for skey in c.statuses:
-        d = defs.get(skey)
-        if d and what in d.get("blocks", ()):
-            return str(d["name"])
-    return None
-
-
-def rampart_range(c: Combatant) -> int:
-    """MIST-RAMP-1: the sheet's Rampart N; heavy armor grants Rampart 1 when the sheet names none."""
-    n = int(c.sheet.get("rampart", 0) or 0)
-    return n if n > 0 else (1 if c.sheet.get("heavy_armor") else 0)
-
-
-def turn_flags(c: Combatant) -> dict[str, Any]:
-    return c.extra.get("turn") or {}
-
-
-def can_act(c: Combatant) -> bool:
-    """Alive, and conscious: not KO, or KO with a trait that keeps them conscious (MIST-KO-1)."""
-    return c.alive and (not c.ko or bool(c.sheet.get("conscious_at_ko")))
-
-
-def movement(state: BattleState, c: Combatant) -> int:
-    return max(0, stat(state, c, "movement"))
-
-
-def obstacles(state: BattleState, c: Combatant) -> tuple[set[Square], set[Square], set[Square]]:
-    """(walls, squares of living allies, squares of living enemies) as seen by mover ``c``."""
-    walls = {(b[0], b[1]) for b in state.blocked}
-    allies: set[Square] = set()
-    enemies: set[Square] = set()
-    for o in state.combatants.values():
-        if o.alive and o.pos is not None and o.id != c.id:
-            (allies if o.side == c.side else enemies).add((o.pos[0], o.pos[1]))
-    return walls, allies, enemies
-
-
-# --- what is allowed now (shared by resolvers and legal_actions) ---------------------------
-
-
-def move_problem(state: BattleState, c: Combatant, leap: bool = False) -> str:
-    """Why ``c`` cannot move now ('' when it can). A leap needs the whole, untouched move."""
-    if c.pos is None:
-        return f"{c.name} is not on the board."
-    status = blocked_by(state, c, "movement")
-    if status:
-        return f"{c.name} cannot move ({status})."
-    t = turn_flags(c)
-    if t.get("move_action"):
-        return "The move action is used up this turn."
-    left = c.resources.get("move", 0)
-    if leap:
-        if left < t.get("move_total", 0):
-            return "A move action needs the turn's whole move; some of it is spent."
-        return ""
-    if left <= 0:
-        return "No movement left this turn."
-    return ""
-
-
-def double_move_problem(state: BattleState, c: Combatant) -> str:
-    """MIST-MOVE-2: all slots for double movement, only if no slot was spent yet."""
-    t = turn_flags(c)
-    if t.get("spent"):
-        return "Only before spending any action slot."
-    if c.resources.get("slots", 0) <= 0:
-        return "No action slots to spend."
-    if blocked_by(state, c, "actions"):
-        return f"{c.name} cannot act ({blocked_by(state, c, 'actions')})."
-    return (
-        move_problem(state, c, leap=False)
-        if c.resources.get("move", 0) > 0
-        else (move_problem(state, c, leap=True))
-    )
-
-
-def slot_cost(c: Combatant, kind: str, cost: int) -> int | str:
-    """Slots an action of ``kind`` costs now (MIST-TYPE-1..5), or why it cannot be taken."""
-    t = turn_flags(c)
-    if kind == "move":
-        return 0
-    if kind == "simple":
-        return 1 if t.get("simple") else 0
-    if kind == "static" and t.get("static"):
-        return "Only one static action per turn."
-    return cost
-
-
-def gate(state: BattleState, c: Combatant, kind: str, cost: int, mp: int, spell: bool) -> str | None:
-    """Why an action of this type and cost cannot be taken now, or None (slots, MP, statuses)."""
-    status = blocked_by(state, c, "actions")
-    if status:
-        return f"{c.name} cannot act ({status})."
-    if spell:
-        status = blocked_by(state, c, "spells")
-        if status:
-            return f"{c.name} cannot cast spells ({status})."
-    slots = slot_cost(c, kind, cost)
-    if isinstance(slots, str):
-        return slots
-    have = c.resources.get("slots", 0)
-    if slots > have:
-        return f"Needs {slots} action slot{'s' if slots != 1 else ''}; {have} left."
-    if mp > c.resources.get("mp", 0):
-        return f"Needs {mp} MP; {c.name} has {c.resources.get('mp', 0)}."
-    if kind == "move":
-        return move_problem(state, c, leap=True) or None
-    return None
-
-
-def target_problem(
-    state: BattleState, c: Combatant, t: Combatant, a: dict[str, Any], check_range: bool = True
-) -> str | None:
-    """Why ``t`` is not a valid single target of ability ``a`` used by ``c`` (None when valid)."""
-    if not t.alive:
-        return f"{t.name} is dead."
-    want = a["target"]
-    if want == "self" and t.id != c.id:
-        return "This ability targets its user."
-    if want == "enemy" and t.side == c.side:
-        return "Choose an enemy."
-    if want == "ally" and t.side != c.side:
-        return "Choose an ally."
-    if t.pos is None or c.pos is None:
-        return f"{t.name} is not on the board."
-    if check_range and manhattan(c.pos, t.pos) > a["range"]:
-        return f"{t.name} is out of range ({manhattan(c.pos, t.pos)} > {a['range']})."
-    return None
 
 
 # --- moving, with rampart attacks ---------------------------------------------------------------
@@ -599,3 +461,146 @@ def deal(ctx: Ctx, src: Combatant | None, t: Combatant, dealt: int, raw: int, a:
     ctx.emit(
         "damage.dealt", actor=actor, target=t.id, amount=dealt, hp=max(0, hp), ko=t.ko or hp <= 0, **extra
     )
+
+
+# --- ENG-5 ------------------------------------------------------------------------------------
+
+
+def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
+    """ENG-5: the moves, the double move, disengage, the rampart switch and every ability of the sheet."""
+    opts: list[ActionOption] = []
+    t = turn_flags(c)
+    slots = c.resources.get("slots", 0)
+    left = c.resources.get("move", 0)
+    stuck = blocked_by(state, c, "movement")
+    walls, allies, enemies = obstacles(state, c)
+    if c.pos is not None:
+        reason = move_problem(state, c)
+        came_from, ends = (
+            ({}, [])
+            if reason
+            else steps_within(
+                (c.pos[0], c.pos[1]),
+                left,
+                state.width,
+                state.height,
+                walls | enemies,
+                allies,
+                diagonal=False,
+            )
+        )
+        if not reason and not ends:
+            reason = "No free square in reach."
+        opts.append(
+            ActionOption(
+                "move",
+                f"Move (up to {left})",
+                {"move": 1},
+                squares=[list(s) for s in ends],
+                available=not reason,
+                reason=reason,
+                came_from=came_from,
+            )
+        )
+    why = double_move_problem(state, c)
+    opts.append(
+        ActionOption(
+            "double_move", "Double move (all slots)", {"slots": slots}, available=not why, reason=why
+        )
+    )
+    dis_type = state.options.get("disengage_type", "simple")
+    cost = slot_cost(c, dis_type, 1)
+    dis_why = (
+        "Already disengaged this turn."
+        if t.get("disengaged")
+        else gate(state, c, dis_type, 1, 0, spell=False)
+    )
+    opts.append(
+        ActionOption(
+            "disengage",
+            "Disengage",
+            {"slots": cost if isinstance(cost, int) else 0},
+            available=not dis_why,
+            reason=dis_why or "",
+        )
+    )
+    n = rampart_range(c)
+    if n:
+        on = bool(c.extra.get("rampart_on"))
+        opts.append(
+            ActionOption("rampart", f"Rampart {n}: turn {'off' if on else 'on'}", {}, params={"on": not on})
+        )
+    defs = definitions(state, "abilities")
+    for key in c.sheet.get("abilities", []):
+        a = defs.get(key)
+        if a is None:
+            continue
+        opts.append(_ability_option(state, c, key, a, stuck, walls, allies, enemies))
+    return opts
+
+
+def _ability_option(
+    state: BattleState,
+    c: Combatant,
+    key: str,
+    a: dict[str, Any],
+    stuck: str | None,
+    walls: set[Square],
+    allies: set[Square],
+    enemies: set[Square],
+) -> ActionOption:
+    cost = slot_cost(c, a["type"], a["cost"])
+    why = gate(state, c, a["type"], a["cost"], a["mp"], spell=a["spell"])
+    if not why and a["leap"]:
+        why = move_problem(state, c, leap=True)
+    targets: list[str] = []
+    squares: list[list[int]] = []
+    if not why and c.pos is not None:
+        if a["target"] == "square":
+            taken = walls | allies | enemies
+            squares = [
+                list(s)
+                for s in within(c.pos, a["range"], state.width, state.height, "manhattan")
+                if not (a["leap"] and (s in taken or list(s) == c.pos))
+            ]
+        else:
+            targets = [t.id for t in state.combatants.values() if target_problem(state, c, t, a) is None]
+        if not targets and not squares:
+            why = "No target in range."
+    areas = (
+        {
+            square_key(s): [list(q) for q in within(s, a["area"], state.width, state.height, "manhattan")]
+            for s in squares
+        }
+        if a["target"] == "square" and a["area"] > 0
+        else {}
+    )
+    label = a["name"] + (f" ({a['mp']} MP)" if a["mp"] else "")
+    price = {"slots": cost if isinstance(cost, int) else 0, **({"mp": a["mp"]} if a["mp"] else {})}
+    return ActionOption(
+        "ability",
+        label,
+        price,
+        targets=targets,
+        squares=squares,
+        available=not why,
+        reason=why or "",
+        params={"ability": key},
+        areas=areas,
+    )
+
+
+class RampartParams(TypedDict, total=False):
+    """``rampart``: turn it ``on`` (true) or off (false); default: the other way round."""
+
+    on: bool
+
+
+ACTIONS = {
+    "move": act_move,
+    "double_move": act_double_move,
+    "ability": act_ability,
+    "disengage": act_disengage,
+    "rampart": act_rampart,
+}
+PARAMS: dict[str, type] = {"double_move": NoParams, "disengage": NoParams, "rampart": RampartParams}

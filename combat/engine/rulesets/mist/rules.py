@@ -1,8 +1,9 @@
-"""Mist & Rampart arithmetic: pure functions of numbers, squares and sheets.
+"""Mist & Rampart rules: arithmetic of numbers, squares and sheets, then what the state allows.
 
-Nothing here rolls dice or touches a battle; ``mist_play`` rolls, then asks
-these functions what the faces mean. Range and area shapes are the board's
-(``board.manhattan``, ``board.within(..., "manhattan")``). That keeps every rule checkable in one line:
+Nothing here rolls dice or emits events; ``actions`` rolls, then asks these
+functions what the faces mean and what a combatant may do now. Range and area
+shapes are the board's (``board.manhattan``, ``board.within(..., "manhattan")``).
+That keeps every rule checkable in one line:
 
 >>> reduced_damage(100, defence=20)
 80
@@ -13,11 +14,15 @@ these functions what the faces mean. Range and area shapes are the board's
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from combat.engine.board import manhattan
+from combat.engine.board import Square, manhattan
+from combat.engine.rulesets.base import blocked_by, definitions
 
-Square = tuple[int, int]
+if TYPE_CHECKING:
+    from combat.engine.state import BattleState, Combatant
+
+MP_PER_INITIATIVE = 5
 
 
 # --- accuracy, damage, saves (MIST-HIT-1, MIST-DMG-1/2, MIST-SAVE-1) ------------------------------
@@ -225,3 +230,141 @@ def rampart_provocations(
                     done.add(holder)
                 out.append((index, holder))
     return out
+
+
+# --- reading the state ---------------------------------------------------------------------
+
+
+def stat(state: BattleState, c: Combatant, key: str) -> int:
+    """A sheet value plus the changes of the combatant's statuses (Blind: accuracy -50...)."""
+    value = int(c.sheet.get(key, 0) or 0)
+    if c.statuses:
+        defs = definitions(state, "statuses")
+        for skey in c.statuses:
+            d = defs.get(skey)
+            if d:
+                value += int(d.get(key, 0) or 0)
+    return value
+
+
+def rampart_range(c: Combatant) -> int:
+    """MIST-RAMP-1: the sheet's Rampart N; heavy armor grants Rampart 1 when the sheet names none."""
+    n = int(c.sheet.get("rampart", 0) or 0)
+    return n if n > 0 else (1 if c.sheet.get("heavy_armor") else 0)
+
+
+def turn_flags(c: Combatant) -> dict[str, Any]:
+    return c.extra.get("turn") or {}
+
+
+def can_act(c: Combatant) -> bool:
+    """Alive, and conscious: not KO, or KO with a trait that keeps them conscious (MIST-KO-1)."""
+    return c.alive and (not c.ko or bool(c.sheet.get("conscious_at_ko")))
+
+
+def movement(state: BattleState, c: Combatant) -> int:
+    return max(0, stat(state, c, "movement"))
+
+
+def obstacles(state: BattleState, c: Combatant) -> tuple[set[Square], set[Square], set[Square]]:
+    """(walls, squares of living allies, squares of living enemies) as seen by mover ``c``."""
+    walls = {(b[0], b[1]) for b in state.blocked}
+    allies: set[Square] = set()
+    enemies: set[Square] = set()
+    for o in state.combatants.values():
+        if o.alive and o.pos is not None and o.id != c.id:
+            (allies if o.side == c.side else enemies).add((o.pos[0], o.pos[1]))
+    return walls, allies, enemies
+
+
+# --- what is allowed now (shared by resolvers and legal_actions) ---------------------------
+
+
+def move_problem(state: BattleState, c: Combatant, leap: bool = False) -> str:
+    """Why ``c`` cannot move now ('' when it can). A leap needs the whole, untouched move."""
+    if c.pos is None:
+        return f"{c.name} is not on the board."
+    status = blocked_by(state, c, "movement")
+    if status:
+        return f"{c.name} cannot move ({status})."
+    t = turn_flags(c)
+    if t.get("move_action"):
+        return "The move action is used up this turn."
+    left = c.resources.get("move", 0)
+    if leap:
+        if left < t.get("move_total", 0):
+            return "A move action needs the turn's whole move; some of it is spent."
+        return ""
+    if left <= 0:
+        return "No movement left this turn."
+    return ""
+
+
+def double_move_problem(state: BattleState, c: Combatant) -> str:
+    """MIST-MOVE-2: all slots for double movement, only if no slot was spent yet."""
+    t = turn_flags(c)
+    if t.get("spent"):
+        return "Only before spending any action slot."
+    if c.resources.get("slots", 0) <= 0:
+        return "No action slots to spend."
+    if blocked_by(state, c, "actions"):
+        return f"{c.name} cannot act ({blocked_by(state, c, 'actions')})."
+    return (
+        move_problem(state, c, leap=False)
+        if c.resources.get("move", 0) > 0
+        else (move_problem(state, c, leap=True))
+    )
+
+
+def slot_cost(c: Combatant, kind: str, cost: int) -> int | str:
+    """Slots an action of ``kind`` costs now (MIST-TYPE-1..5), or why it cannot be taken."""
+    t = turn_flags(c)
+    if kind == "move":
+        return 0
+    if kind == "simple":
+        return 1 if t.get("simple") else 0
+    if kind == "static" and t.get("static"):
+        return "Only one static action per turn."
+    return cost
+
+
+def gate(state: BattleState, c: Combatant, kind: str, cost: int, mp: int, spell: bool) -> str | None:
+    """Why an action of this type and cost cannot be taken now, or None (slots, MP, statuses)."""
+    status = blocked_by(state, c, "actions")
+    if status:
+        return f"{c.name} cannot act ({status})."
+    if spell:
+        status = blocked_by(state, c, "spells")
+        if status:
+            return f"{c.name} cannot cast spells ({status})."
+    slots = slot_cost(c, kind, cost)
+    if isinstance(slots, str):
+        return slots
+    have = c.resources.get("slots", 0)
+    if slots > have:
+        return f"Needs {slots} action slot{'s' if slots != 1 else ''}; {have} left."
+    if mp > c.resources.get("mp", 0):
+        return f"Needs {mp} MP; {c.name} has {c.resources.get('mp', 0)}."
+    if kind == "move":
+        return move_problem(state, c, leap=True) or None
+    return None
+
+
+def target_problem(
+    state: BattleState, c: Combatant, t: Combatant, a: dict[str, Any], check_range: bool = True
+) -> str | None:
+    """Why ``t`` is not a valid single target of ability ``a`` used by ``c`` (None when valid)."""
+    if not t.alive:
+        return f"{t.name} is dead."
+    want = a["target"]
+    if want == "self" and t.id != c.id:
+        return "This ability targets its user."
+    if want == "enemy" and t.side == c.side:
+        return "Choose an enemy."
+    if want == "ally" and t.side != c.side:
+        return "Choose an ally."
+    if t.pos is None or c.pos is None:
+        return f"{t.name} is not on the board."
+    if check_range and manhattan(c.pos, t.pos) > a["range"]:
+        return f"{t.name} is out of range ({manhattan(c.pos, t.pos)} > {a['range']})."
+    return None

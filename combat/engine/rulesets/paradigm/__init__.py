@@ -5,9 +5,11 @@ initiative order, PARA-INIT-1), the Effect Phase (PARA-EFF-1, advancing
 PARA-ADV-1/2, fleeing characters leave) and the Paradigm Phase (job
 switches, antagonists first: PARA-JOB-1/2); round 1 starts with an extra
 Paradigm Phase. Turns spend AP by tier (PARA-AP-1/2) on the actions of
-PARA-ACT-*; eidolons follow PARA-EID-1..5. Rules reading the state are in
-``rules``, actions in ``actions``, phases in ``phases``, content
-(ENG-10) in ``content``, options and sheet in ``sheet``.
+PARA-ACT-*; eidolons follow PARA-EID-1..5. The package has the modules every
+ruleset has (``rulesets/README.md``): rules reading the state in ``rules``,
+actions, ``resume`` and the options of ENG-5 in ``actions``, its events in
+``events``, content (ENG-10) in ``content``, options and sheet in ``sheet``;
+and two of its own: what an effect does in ``effects``, the phases in ``phases``.
 
 Action kinds: ``attack {targets}``, ``ability {ability, targets?}``,
 ``item {item, targets?}``, ``change_row {}``, ``hold {targets}``,
@@ -22,26 +24,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.actions import ActionOption
 from combat.engine.dice import check_expr
-from combat.engine.rulesets.base import (
-    HP_RESTORED,
-    STATUSES_END,
-    CarryOver,
-    Ruleset,
-    definition,
-    definitions,
-    roll_initiative,
-)
-from combat.engine.rulesets.paradigm import actions as paradigm_play
-from combat.engine.rulesets.paradigm import phases as paradigm_phases
-from combat.engine.rulesets.paradigm.actions import (
-    flee_problem,
-    gate,
-    hold_targets,
-    object_problem,
-    summon_problem,
-)
+from combat.engine.rulesets.base import HP_RESTORED, STATUSES_END, CarryOver, Ruleset, roll_initiative
+from combat.engine.rulesets.paradigm import phases
+from combat.engine.rulesets.paradigm.actions import ACTIONS, PARAMS, legal_actions, resume
 from combat.engine.rulesets.paradigm.content import (
     DEMO_PARTY,
     HEROES,
@@ -50,17 +36,8 @@ from combat.engine.rulesets.paradigm.content import (
     STARTER,
     validate_paradigm_content,
 )
-from combat.engine.rulesets.paradigm.rules import (
-    ability_keys,
-    able,
-    ap_per_turn,
-    area_targets,
-    inventory,
-    job_key,
-    row_of,
-    shielded,
-    single_targets,
-)
+from combat.engine.rulesets.paradigm.events import APPLIERS, EVENTS
+from combat.engine.rulesets.paradigm.rules import able, ap_per_turn, job_key, shielded
 from combat.engine.rulesets.paradigm.sheet import OPTIONS, SHEET
 
 if TYPE_CHECKING:
@@ -68,73 +45,6 @@ if TYPE_CHECKING:
     from combat.engine.state import BattleState, Combatant
 
 __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "STARTER", "Paradigm"]
-
-
-# --- appliers (event -> state, no dice) --------------------------------------------------------
-def apply_turn_prepared(state: BattleState, d: dict[str, Any]) -> None:
-    c = state.combatants[d["combatant"]]
-    c.resources["ap"] = d["ap"]
-    c.extra["turn_round"] = d["round"]
-    c.extra["held_turn"] = d["held"]
-    c.extra.pop("carry_ap", None)
-
-
-def apply_item_used(state: BattleState, d: dict[str, Any]) -> None:
-    used = state.extra.setdefault("items_used", {}).setdefault(d["side"], {})
-    used[d["item"]] = used.get(d["item"], 0) + 1
-
-
-def apply_effect_queued(state: BattleState, d: dict[str, Any]) -> None:
-    q = state.extra.setdefault("queued", [])
-    q.append({"actor": d["actor"], "ability": d["ability"], "targets": list(d["targets"])})
-
-
-def apply_ap_held(state: BattleState, d: dict[str, Any]) -> None:
-    c = state.combatants[d["actor"]]
-    c.extra["held_round"] = d["round"]
-    c.extra["hold_after"] = d["after"]
-
-
-def apply_swapped(state: BattleState, d: dict[str, Any]) -> None:
-    c = state.combatants[d["actor"]]
-    gear = [g for g in c.extra.get("gear", []) if g != d["equip"]] if d["equip"] else list(c.extra["gear"])
-    if d["stow"]:
-        gear.append(d["stow"])
-    c.extra["gear"] = gear
-    c.extra[d["slot"]] = d["equip"]
-
-
-def apply_flee_declared(state: BattleState, d: dict[str, Any]) -> None:
-    state.combatants[d["actor"]].extra["fleeing"] = True
-
-
-def apply_fled(state: BattleState, d: dict[str, Any]) -> None:
-    state.combatants[d["combatant"]].extra["fled"] = True
-
-
-def apply_job_switched(state: BattleState, d: dict[str, Any]) -> None:
-    state.combatants[d["combatant"]].extra["job"] = d["job"]
-
-
-def apply_object_used(state: BattleState, d: dict[str, Any]) -> None:
-    objs = state.extra.setdefault("objects", {})
-    o = objs.setdefault(d["object"], {"progress": 0, "done": 0})
-    o["progress"] = d["progress"]
-    if d["done"]:
-        o["done"] += 1
-
-
-APPLIERS = {
-    "turn.prepared": apply_turn_prepared,
-    "item.used": apply_item_used,
-    "effect.queued": apply_effect_queued,
-    "ap.held": apply_ap_held,
-    "equipment.swapped": apply_swapped,
-    "flee.declared": apply_flee_declared,
-    "combatant.fled": apply_fled,
-    "job.switched": apply_job_switched,
-    "object.used": apply_object_used,
-}
 
 
 class Paradigm(Ruleset):
@@ -146,9 +56,12 @@ class Paradigm(Ruleset):
     source = "001_0762b94f804b6465.txt"
     options = OPTIONS
     sheet_schema = SHEET
-    actions = paradigm_play.ACTIONS
+    actions = ACTIONS
+    params = PARAMS
+    resume = staticmethod(resume)
+    legal_actions = staticmethod(legal_actions)
+    events = EVENTS
     appliers = APPLIERS
-    resume = staticmethod(paradigm_phases.resume)
     content = STARTER
     heroes, monsters = HEROES, MONSTERS
     content_check = staticmethod(validate_paradigm_content)
@@ -196,21 +109,9 @@ class Paradigm(Ruleset):
         return clean, errors
 
     def check_sheet_content(self, state: BattleState, sheet: dict[str, Any]) -> str | None:
-        """Every ability, job, item, weapon, accessory and eidolon a sheet names must be defined."""
-        checks = [
-            ("abilities", sheet.get("abilities", ()), ("abilities",)),
-            ("jobs", [job_key(j) for j in [*sheet.get("jobs", ()), sheet.get("job")] if j], ("jobs",)),
-            ("items", sheet.get("items", ()), ("items",)),
-            ("weapon", [sheet.get("weapon")] if sheet.get("weapon") else [], ("weapons",)),
-            ("accessory", [sheet.get("accessory")] if sheet.get("accessory") else [], ("accessories",)),
-            ("gear", sheet.get("gear", ()), ("weapons", "accessories")),
-            ("eidolon", [sheet.get("eidolon")] if sheet.get("eidolon") else [], ("eidolons",)),
-        ]
-        for label, keys, kinds in checks:
-            unknown = [k for k in keys if not any(k in definitions(state, kind) for kind in kinds)]
-            if unknown:
-                return f"Unknown {label}: {', '.join(unknown)}."
-        return None
+        """Every content a sheet names must be defined; a job may be written by its name ("Black Mage")."""
+        jobs = {"job": job_key(sheet.get("job")), "jobs": [job_key(j) for j in sheet.get("jobs", ())]}
+        return super().check_sheet_content(state, {**sheet, **jobs})
 
     # --- combatants and flow -----------------------------------------------------------------
     def init_combatant(self, sheet: dict[str, Any]) -> dict[str, Any]:
@@ -258,10 +159,10 @@ class Paradigm(Ruleset):
         ctx.emit("order.set", order=order)
 
     def on_round_start(self, ctx: Ctx) -> None:
-        paradigm_phases.round_start(ctx)
+        phases.round_start(ctx)
 
     def on_round_end(self, ctx: Ctx) -> None:
-        paradigm_phases.round_end(ctx)
+        phases.round_end(ctx)
 
     def on_turn_start(self, ctx: Ctx, c: Combatant) -> None:
         """PARA-AP-1 (AP by tier), a held turn's 1 AP (PARA-ACT-HOLD), an eidolon's first AP (PARA-EID-2)."""
@@ -282,100 +183,3 @@ class Paradigm(Ruleset):
         if c.extra.get("held_turn") and 0 < i < len(state.order) and c.id in state.order[:i]:
             order = state.order[:i] + state.order[i + 1 :]
             ctx.emit("order.set", order=order, turn=i - 1)
-
-    # --- ENG-5 ---------------------------------------------------------------------------------------
-    def legal_actions(self, state: BattleState, c: Combatant) -> list[ActionOption]:
-        if c.extra.get("eidolon_of"):
-            return self._ability_options(state, c)
-        opts: list[ActionOption] = []
-        why = gate(state, c, 1, "melee")
-        targets = [] if why else single_targets(state, c, "enemy", "physical", True)
-        opts.append(
-            _opt("attack", "Basic Attack", 1, targets, why or ("" if targets else "No enemy in reach."))
-        )
-        opts += self._ability_options(state, c)
-        for key, n in inventory(state, c.side).items():
-            item = definition(state, "items", key)
-            if item is None:
-                continue
-            why = gate(state, c, 1)
-            targets = [] if why else _targets_for(state, c, item)
-            opts.append(
-                _opt(
-                    "item",
-                    f"{item['name']} (x{n})",
-                    1,
-                    targets if item["target"] in ("enemy", "ally") else [],
-                    why or ("" if targets else "No one to target."),
-                    item=key,
-                )
-            )
-        to = "back" if row_of(c) == "front" else "front"
-        opts.append(_opt("change_row", f"Move to the {to} row", 1, [], gate(state, c, 1)))
-        why = gate(state, c, 1) or (
-            "Already held AP this round." if c.extra.get("held_round") == state.round else ""
-        )
-        later = [] if why else hold_targets(state, c)
-        opts.append(_opt("hold", "Hold AP", 1, later, why or ("" if later else "No one acts after you.")))
-        for key, obj in paradigm_play.objects(state).items():
-            why = object_problem(state, c, key, obj)
-            cost = ap_per_turn(c.sheet) if obj["whole_turns"] else obj["ap"]
-            opts.append(_opt("interact", f"Interact: {obj['name']}", cost, [], why, object=key))
-        opts += self._swap_options(state, c)
-        opts.append(_opt("flee", "Flee", 0, [], flee_problem(state, c)))
-        if c.sheet.get("eidolon"):
-            d = definition(state, "eidolons", c.sheet["eidolon"])
-            opts.append(
-                ActionOption(
-                    "summon",
-                    f"Summon {d['name'] if d else 'eidolon'}",
-                    {"anima": 3},
-                    available=not summon_problem(state, c),
-                    reason=summon_problem(state, c) or "",
-                )
-            )
-        return opts
-
-    def _ability_options(self, state: BattleState, c: Combatant) -> list[ActionOption]:
-        opts = []
-        for key in ability_keys(state, c):
-            a = definition(state, "abilities", key)
-            if a is None:
-                continue
-            why = gate(state, c, a["cost"], "abilities") or (
-                gate(state, c, 0, "melee") if a["melee"] else None
-            )
-            targets = [] if why else _targets_for(state, c, a)
-            area = a["target"] in ("all_enemies", "all_allies")
-            if not why and not targets:
-                why = "No one to target."
-            opts.append(_opt("ability", a["name"], a["cost"], [] if area else targets, why, ability=key))
-        return opts
-
-    def _swap_options(self, state: BattleState, c: Combatant) -> list[ActionOption]:
-        why = gate(state, c, 1)
-        opts = []
-        for slot, kind in paradigm_play.EQUIP_SLOTS.items():
-            current = definition(state, kind, c.extra.get(slot))
-            if current:
-                opts.append(_opt("swap", f"Put away {current['name']}", 1, [], why, slot=slot, equip=""))
-            for key in dict.fromkeys(c.extra.get("gear", ())):
-                d = definition(state, kind, key)
-                if d:
-                    opts.append(_opt("swap", f"Equip {d['name']}", 1, [], why, slot=slot, equip=key))
-        return opts
-
-
-def _targets_for(state: BattleState, c: Combatant, eff: dict[str, Any]) -> list[str]:
-    mode = eff["target"]
-    if mode in ("all_enemies", "all_allies"):
-        return area_targets(state, c, mode, eff["type"], eff.get("melee", False))
-    return single_targets(state, c, mode, eff["type"], eff.get("melee", False))
-
-
-def _opt(
-    kind: str, label: str, cost: int, targets: list[str], why: str | None, **params: Any
-) -> ActionOption:
-    return ActionOption(
-        kind, label, {"ap": cost} if cost else {}, list(targets), [], not why, why or "", params
-    )

@@ -1,28 +1,38 @@
-"""Paradigm Rows action resolution: the turn actions of PARA-ACT-* and their effects.
+"""Paradigm Rows action resolution: the turn actions of PARA-ACT-*, the answers to the phases' questions
+and the options of ENG-5.
 
 Each ``act_*`` validates everything first and emits nothing when it
 refuses (ENG-4). Every action spending AP ends the turn when the AP is gone
-(PARA-AP-2). Effects (damage, healing, statuses, cleansing, Anima) are
-shared by abilities, items, battlefield objects and the Effect Phase.
+(PARA-AP-2). What an effect does (damage, healing, statuses, cleansing,
+Anima) is in ``effects``, shared with the Effect Phase of ``phases``;
+``resume`` takes the answer to a phase's question (advance? switch job?).
+``ACTIONS`` is the dispatch table and ``PARAMS`` the parameters of Paradigm's
+own action kinds.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
-from combat.engine.actions import Refusal
-from combat.engine.rulesets.base import defined, definition, definitions
+from combat.engine.actions import ActionOption, NoParams, Refusal, TargetsParams
+from combat.engine.rulesets.base import defined, definition
+from combat.engine.rulesets.paradigm.effects import apply_effect, deal
+from combat.engine.rulesets.paradigm.phases import advanced, run
 from combat.engine.rulesets.paradigm.rules import (
     SUMMON_ANIMA,
     ability_keys,
     ap_per_turn,
     area_targets,
-    blocked_by,
-    eidolon_of,
+    flee_problem,
+    gate,
+    hold_targets,
     inventory,
+    object_problem,
+    objects,
     row_of,
-    side_eidolon,
+    single_targets,
     stat,
+    summon_problem,
     target_problem,
     weapon_dice,
 )
@@ -31,116 +41,9 @@ from combat.engine.state import Combatant
 if TYPE_CHECKING:
     from combat.engine.actions import Action
     from combat.engine.context import Ctx
-    from combat.engine.state import BattleState
+    from combat.engine.state import BattleState, Decision
 
 EQUIP_SLOTS = {"weapon": "weapons", "accessory": "accessories"}
-
-
-# --- effects ------------------------------------------------------------------------------------
-
-
-def harmful(d: dict[str, Any]) -> bool:
-    """A status cleansing removes: it blocks something, deals damage or lowers a statistic."""
-    return bool(d.get("blocks") or d.get("damage")) or any(
-        d.get(k, 0) < 0 for k in ("attack", "magic", "defense", "magic_defense")
-    )
-
-
-def deal(
-    ctx: Ctx, actor: str | None, t: Combatant, raw: int, defense: int, kind: str, used: dict[str, str]
-) -> None:
-    """Damage ``raw`` minus ``defense`` (at least 0); an eidolon at 0 HP disappears (PARA-EID-4).
-
-    ``used`` names what dealt it like the action parameters: ``{"ability": "fire"}``, ``{"item": key}``,
-    ``{"object": key}``, ``{"weapon": key}``, or a status's ``{"status": key}``."""
-    amount = max(0, raw - defense)
-    hp = max(0, t.hp - amount)
-    ctx.emit(
-        "damage.dealt",
-        actor=actor,
-        target=t.id,
-        **used,
-        kind=kind,
-        raw=raw,
-        defense=defense,
-        amount=amount,
-        hp=hp,
-        ko=hp <= 0,
-    )
-    if hp <= 0 and t.extra.get("eidolon_of"):
-        dismiss(ctx, t, "defeated")
-
-
-def heal(ctx: Ctx, actor: str | None, t: Combatant, rolled: int, used: dict[str, str]) -> None:
-    hp = min(t.max_hp, t.hp + max(0, rolled))
-    ctx.emit("healed", actor=actor, target=t.id, **used, raw=rolled, amount=hp - t.hp, hp=hp, ko=hp <= 0)
-
-
-def dismiss(ctx: Ctx, eidolon: Combatant, reason: str) -> None:
-    """The eidolon leaves the field; its side acts and can be targeted again (PARA-EID-3/4)."""
-    ctx.emit(
-        "eidolon.dismissed", combatant=eidolon.id, summoner=eidolon.extra.get("eidolon_of"), reason=reason
-    )
-    ctx.emit("combatant.removed", combatant=eidolon.id, reason=reason)
-
-
-def apply_effect(
-    ctx: Ctx,
-    actor: Combatant | None,
-    t: Combatant,
-    eff: dict[str, Any],
-    used: dict[str, str],
-    kind: str | None = None,
-) -> None:
-    """One effect of an ability, item or object on one target. ``kind`` limits it to one Effect Phase step.
-
-    ``used`` names it like the action parameters (``{"ability": key}``, ``{"item": key}``, ``{"object": key}``);
-    the events carry that field."""
-    state = ctx.state
-    etype = eff["type"]
-    aid = actor.id if actor else None
-    if etype in ("physical", "magical"):
-        if kind not in (None, "damage"):
-            return
-        r = ctx.roll(eff["dice"], "damage")
-        own = stat(state, actor, "attack" if etype == "physical" else "magic") if actor else 0
-        defense = stat(state, t, "defense" if etype == "physical" else "magic_defense")
-        deal(ctx, aid, t, r.total + eff.get("bonus", 0) + own, defense, etype, used)
-    elif etype == "heal":
-        if kind not in (None, "healing"):
-            return
-        r = ctx.roll(eff["dice"], "healing")
-        heal(ctx, aid, t, r.total + eff.get("bonus", 0), used)
-    elif etype == "anima":
-        if kind not in (None, "other"):
-            return
-        ctx.emit(
-            "resources.set",
-            combatant=t.id,
-            resources={"anima": t.resources.get("anima", 0) + eff["bonus"]},
-            **used,
-            gain=eff["bonus"],
-        )
-    elif etype == "status":
-        if kind not in (None, "statuses"):
-            return
-        by = {"by": aid} if aid is not None else {}
-        ctx.emit(
-            "status.applied",
-            combatant=t.id,
-            status=eff["status"],
-            power=0,
-            duration=eff["duration"],
-            **used,
-            **by,
-        )
-    elif etype == "cleanse":
-        if kind not in (None, "statuses"):
-            return
-        for skey in list(t.statuses):
-            d = definition(state, "statuses", skey)
-            if d is None or harmful(d):
-                ctx.emit("status.removed", combatant=t.id, status=skey, reason="cleansed", **used)
 
 
 def pick_targets(
@@ -164,21 +67,6 @@ def pick_targets(
 
 
 # --- gates and the end of AP --------------------------------------------------------------------
-
-
-def gate(state: BattleState, c: Combatant, cost: int, what: str = "") -> str | None:
-    """Why ``c`` cannot take an action costing ``cost`` AP now (a status, AP), or None."""
-    name = blocked_by(state, c, "actions")
-    if name:
-        return f"{name}: can only end the turn."
-    if what:
-        name = blocked_by(state, c, what)
-        if name:
-            return f"{name}: no {what} now."
-    ap = c.resources.get("ap", 0)
-    if ap < cost:
-        return f"Not enough AP ({ap} left, {cost} needed)."
-    return None
 
 
 def after_action(ctx: Ctx, c: Combatant) -> None:
@@ -335,15 +223,6 @@ def act_hold(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return None
 
 
-def hold_targets(state: BattleState, c: Combatant) -> list[str]:
-    out: list[str] = []
-    for cid in state.order[state.turn + 1 :]:
-        t = state.combatants.get(cid)
-        if cid != c.id and t is not None and t.alive and not t.extra.get("fled") and cid not in out:
-            out.append(cid)
-    return out
-
-
 def act_interact(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-INTERACT: a battlefield object of the battle's pack; simple (its AP) or whole turns."""
     state = ctx.state
@@ -384,18 +263,6 @@ def act_interact(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return None
 
 
-def object_problem(state: BattleState, c: Combatant, key: str, obj: dict[str, Any]) -> str | None:
-    progress = state.extra.get("objects", {}).get(key, {"progress": 0, "done": 0})
-    if progress["done"] >= obj["uses"]:
-        return f"{obj['name']} has been used up."
-    if obj["whole_turns"]:
-        full = ap_per_turn(c.sheet)
-        if c.extra.get("held_turn") or c.resources.get("ap", 0) < full:
-            return f"{obj['name']} takes a whole turn: start it with all your AP."
-        return gate(state, c, full)
-    return gate(state, c, obj["ap"])
-
-
 def act_swap(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-SWAP: 1 AP, equip or put away a weapon or accessory from one's own inventory; never armor."""
     state = ctx.state
@@ -421,18 +288,6 @@ def act_swap(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return None
 
 
-def flee_problem(state: BattleState, c: Combatant) -> str | None:
-    if not state.options.get("allow_flee", True):
-        return "The GM does not allow fleeing in this battle."
-    if c.extra.get("eidolon_of"):
-        return "An eidolon may only use its listed abilities."
-    if row_of(c) != "back":
-        return "Only from the back row."
-    if c.resources.get("ap", 0) < 1:
-        return "No AP left."
-    return None
-
-
 def act_flee(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """PARA-ACT-FLEE: back row, AP left; the turn ends; the character leaves at the end of the Effect Phase."""
     why = flee_problem(ctx.state, c)
@@ -441,19 +296,6 @@ def act_flee(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     ctx.emit("flee.declared", actor=c.id)
     ctx.end_turn()
     return None
-
-
-def summon_problem(state: BattleState, c: Combatant) -> str | None:
-    if c.extra.get("eidolon_of"):
-        return "An eidolon cannot summon."
-    d = definition(state, "eidolons", c.sheet.get("eidolon"))
-    if d is None:
-        return f"{c.name} has no eidolon."
-    if side_eidolon(state, c.side) is not None or eidolon_of(state, c.id) is not None:
-        return "An eidolon is already on the field."
-    if c.resources.get("anima", 0) < SUMMON_ANIMA:
-        return f"Needs {SUMMON_ANIMA} Anima."
-    return gate(state, c, 0)
 
 
 def act_summon(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
@@ -525,6 +367,146 @@ def act_summon(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return None
 
 
+def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
+    """Apply a phase answer, then run the rest of the agenda."""
+    data = decision.resume
+    if data.get("phase") == "advance" and choice == "advance":
+        advanced(ctx, data["side"], data["onto"])
+    elif data.get("phase") == "job" and choice.startswith("job:"):
+        c = ctx.state.combatants.get(decision.combatant)
+        if c is not None:
+            ctx.emit("job.switched", combatant=c.id, job=choice[4:], previous=c.extra.get("job") or "")
+    run(ctx, [dict(s) for s in data.get("agenda", [])])
+    return None
+
+
+# --- ENG-5 ------------------------------------------------------------------------------------
+
+
+def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
+    """ENG-5: the options of PARA-ACT-* (an eidolon: its listed abilities only)."""
+    if c.extra.get("eidolon_of"):
+        return _ability_options(state, c)
+    opts: list[ActionOption] = []
+    why = gate(state, c, 1, "melee")
+    targets = [] if why else single_targets(state, c, "enemy", "physical", True)
+    opts.append(_opt("attack", "Basic Attack", 1, targets, why or ("" if targets else "No enemy in reach.")))
+    opts += _ability_options(state, c)
+    for key, n in inventory(state, c.side).items():
+        item = definition(state, "items", key)
+        if item is None:
+            continue
+        why = gate(state, c, 1)
+        targets = [] if why else _targets_for(state, c, item)
+        opts.append(
+            _opt(
+                "item",
+                f"{item['name']} (x{n})",
+                1,
+                targets if item["target"] in ("enemy", "ally") else [],
+                why or ("" if targets else "No one to target."),
+                item=key,
+            )
+        )
+    to = "back" if row_of(c) == "front" else "front"
+    opts.append(_opt("change_row", f"Move to the {to} row", 1, [], gate(state, c, 1)))
+    why = gate(state, c, 1) or (
+        "Already held AP this round." if c.extra.get("held_round") == state.round else ""
+    )
+    later = [] if why else hold_targets(state, c)
+    opts.append(_opt("hold", "Hold AP", 1, later, why or ("" if later else "No one acts after you.")))
+    for key, obj in objects(state).items():
+        why = object_problem(state, c, key, obj)
+        cost = ap_per_turn(c.sheet) if obj["whole_turns"] else obj["ap"]
+        opts.append(_opt("interact", f"Interact: {obj['name']}", cost, [], why, object=key))
+    opts += _swap_options(state, c)
+    opts.append(_opt("flee", "Flee", 0, [], flee_problem(state, c)))
+    if c.sheet.get("eidolon"):
+        d = definition(state, "eidolons", c.sheet["eidolon"])
+        opts.append(
+            ActionOption(
+                "summon",
+                f"Summon {d['name'] if d else 'eidolon'}",
+                {"anima": 3},
+                available=not summon_problem(state, c),
+                reason=summon_problem(state, c) or "",
+            )
+        )
+    return opts
+
+
+def _ability_options(state: BattleState, c: Combatant) -> list[ActionOption]:
+    opts = []
+    for key in ability_keys(state, c):
+        a = definition(state, "abilities", key)
+        if a is None:
+            continue
+        why = gate(state, c, a["cost"], "abilities") or (gate(state, c, 0, "melee") if a["melee"] else None)
+        targets = [] if why else _targets_for(state, c, a)
+        area = a["target"] in ("all_enemies", "all_allies")
+        if not why and not targets:
+            why = "No one to target."
+        opts.append(_opt("ability", a["name"], a["cost"], [] if area else targets, why, ability=key))
+    return opts
+
+
+def _swap_options(state: BattleState, c: Combatant) -> list[ActionOption]:
+    why = gate(state, c, 1)
+    opts = []
+    for slot, kind in EQUIP_SLOTS.items():
+        current = definition(state, kind, c.extra.get(slot))
+        if current:
+            opts.append(_opt("swap", f"Put away {current['name']}", 1, [], why, slot=slot, equip=""))
+        for key in dict.fromkeys(c.extra.get("gear", ())):
+            d = definition(state, kind, key)
+            if d:
+                opts.append(_opt("swap", f"Equip {d['name']}", 1, [], why, slot=slot, equip=key))
+    return opts
+
+
+def _targets_for(state: BattleState, c: Combatant, eff: dict[str, Any]) -> list[str]:
+    mode = eff["target"]
+    if mode in ("all_enemies", "all_allies"):
+        return area_targets(state, c, mode, eff["type"], eff.get("melee", False))
+    return single_targets(state, c, mode, eff["type"], eff.get("melee", False))
+
+
+def _opt(
+    kind: str, label: str, cost: int, targets: list[str], why: str | None, **params: Any
+) -> ActionOption:
+    return ActionOption(
+        kind, label, {"ap": cost} if cost else {}, list(targets), [], not why, why or "", params
+    )
+
+
+#: ``item``: an item of the inventory on its ``targets``.
+class ItemParams(TypedDict, total=False):
+    item: Required[str]
+    targets: list[str]
+
+
+#: ``swap``: put the weapon or accessory ``equip`` in ``slot`` (``""``: put away what is there).
+class SwapParams(TypedDict, total=False):
+    slot: Required[str]
+    equip: str
+
+
+class InteractParams(TypedDict):
+    """``interact``: the battlefield ``object`` used."""
+
+    object: str
+
+
+PARAMS: dict[str, type] = {
+    "item": ItemParams,
+    "change_row": NoParams,
+    "hold": TargetsParams,
+    "interact": InteractParams,
+    "swap": SwapParams,
+    "flee": NoParams,
+    "summon": NoParams,
+}
+
 ACTIONS = {
     "attack": act_attack,
     "ability": act_ability,
@@ -536,7 +518,3 @@ ACTIONS = {
     "flee": act_flee,
     "summon": act_summon,
 }
-
-
-def objects(state: BattleState) -> dict[str, dict[str, Any]]:
-    return definitions(state, "objects")

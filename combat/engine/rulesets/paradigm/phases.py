@@ -5,7 +5,7 @@ Phase and the Paradigm Phase, both run from the round-end hook; round 1
 starts with an extra Paradigm Phase (PARA-ROUND-1). Phases that ask
 someone (advance? switch job?) are an *agenda* of steps: a step that needs
 an answer opens a reaction window whose ``resume`` carries the rest of the
-agenda, so the core stops the round flow there and ``resume`` goes on.
+agenda, so the core stops the round flow there and ``actions.resume`` goes on.
 
 >>> [s["step"] for s in ROUND_END]
 ['effects', 'advance', 'paradigm']
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.rulesets.base import count_down_statuses, defined, definition
-from combat.engine.rulesets.paradigm.actions import apply_effect, deal, dismiss, heal
+from combat.engine.rulesets.paradigm.effects import apply_effect, deal, dismiss, heal
 from combat.engine.rulesets.paradigm.rules import (
     UPKEEP_ANIMA,
     able,
@@ -28,7 +28,7 @@ from combat.engine.rulesets.paradigm.rules import (
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
-    from combat.engine.state import BattleState, Combatant, Decision
+    from combat.engine.state import BattleState, Combatant
 
 ROUND_END: tuple[dict[str, Any], ...] = ({"step": "effects"}, {"step": "advance"}, {"step": "paradigm"})
 EFFECT_KINDS = ("damage", "healing", "statuses", "other")
@@ -193,18 +193,6 @@ def paradigm(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bo
 
 
 STEPS = {"effects": effects, "advance": advance, "paradigm": paradigm}
-
-
-def resume(ctx: Ctx, decision: Decision, choice: str) -> None:
-    """Apply a phase answer, then run the rest of the agenda."""
-    data = decision.resume
-    if data.get("phase") == "advance" and choice == "advance":
-        advanced(ctx, data["side"], data["onto"])
-    elif data.get("phase") == "job" and choice.startswith("job:"):
-        c = ctx.state.combatants.get(decision.combatant)
-        if c is not None:
-            ctx.emit("job.switched", combatant=c.id, job=choice[4:], previous=c.extra.get("job") or "")
-    run(ctx, [dict(s) for s in data.get("agenda", [])])
 
 
 # --- round hooks ------------------------------------------------------------------------------------

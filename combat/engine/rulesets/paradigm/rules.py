@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.rulesets.base import definition
+from combat.engine.rulesets.base import blocked_by, definition, definitions
 
 if TYPE_CHECKING:
     from combat.engine.state import BattleState, Combatant
@@ -122,15 +122,6 @@ def weapon_dice(state: BattleState, c: Combatant) -> str:
     return weapon["dice"] if weapon else str(c.sheet.get("weapon_damage") or "1d4")
 
 
-def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:
-    """The name of a status of ``c`` preventing ``what`` (actions, melee, abilities), or None."""
-    for skey in c.statuses:
-        d = definition(state, "statuses", skey)
-        if d and what in d.get("blocks", ()):
-            return str(d["name"])
-    return None
-
-
 def ability_keys(state: BattleState, c: Combatant) -> list[str]:
     """PARA-ACT-ABILITY / PARA-JOB-1: archetype abilities plus the current job's (an eidolon: its list)."""
     keys = list(c.sheet.get("abilities", ()))
@@ -201,3 +192,68 @@ def area_targets(state: BattleState, c: Combatant, mode: str, kind: str, melee: 
 
 def single_targets(state: BattleState, c: Combatant, mode: str, kind: str, melee: bool) -> list[str]:
     return [t.id for t in state.combatants.values() if target_problem(state, c, t, mode, kind, melee) is None]
+
+
+def gate(state: BattleState, c: Combatant, cost: int, what: str = "") -> str | None:
+    """Why ``c`` cannot take an action costing ``cost`` AP now (a status, AP), or None."""
+    name = blocked_by(state, c, "actions")
+    if name:
+        return f"{name}: can only end the turn."
+    if what:
+        name = blocked_by(state, c, what)
+        if name:
+            return f"{name}: no {what} now."
+    ap = c.resources.get("ap", 0)
+    if ap < cost:
+        return f"Not enough AP ({ap} left, {cost} needed)."
+    return None
+
+
+def hold_targets(state: BattleState, c: Combatant) -> list[str]:
+    out: list[str] = []
+    for cid in state.order[state.turn + 1 :]:
+        t = state.combatants.get(cid)
+        if cid != c.id and t is not None and t.alive and not t.extra.get("fled") and cid not in out:
+            out.append(cid)
+    return out
+
+
+def object_problem(state: BattleState, c: Combatant, key: str, obj: dict[str, Any]) -> str | None:
+    progress = state.extra.get("objects", {}).get(key, {"progress": 0, "done": 0})
+    if progress["done"] >= obj["uses"]:
+        return f"{obj['name']} has been used up."
+    if obj["whole_turns"]:
+        full = ap_per_turn(c.sheet)
+        if c.extra.get("held_turn") or c.resources.get("ap", 0) < full:
+            return f"{obj['name']} takes a whole turn: start it with all your AP."
+        return gate(state, c, full)
+    return gate(state, c, obj["ap"])
+
+
+def flee_problem(state: BattleState, c: Combatant) -> str | None:
+    if not state.options.get("allow_flee", True):
+        return "The GM does not allow fleeing in this battle."
+    if c.extra.get("eidolon_of"):
+        return "An eidolon may only use its listed abilities."
+    if row_of(c) != "back":
+        return "Only from the back row."
+    if c.resources.get("ap", 0) < 1:
+        return "No AP left."
+    return None
+
+
+def summon_problem(state: BattleState, c: Combatant) -> str | None:
+    if c.extra.get("eidolon_of"):
+        return "An eidolon cannot summon."
+    d = definition(state, "eidolons", c.sheet.get("eidolon"))
+    if d is None:
+        return f"{c.name} has no eidolon."
+    if side_eidolon(state, c.side) is not None or eidolon_of(state, c.id) is not None:
+        return "An eidolon is already on the field."
+    if c.resources.get("anima", 0) < SUMMON_ANIMA:
+        return f"Needs {SUMMON_ANIMA} Anima."
+    return gate(state, c, 0)
+
+
+def objects(state: BattleState) -> dict[str, dict[str, Any]]:
+    return definitions(state, "objects")
