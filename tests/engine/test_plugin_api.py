@@ -7,56 +7,31 @@ and a defensive reaction declared before the attack roll (like a dodge).
 
 from __future__ import annotations
 
-import importlib
-import pathlib
-import re
-import sys
-
 import pytest
 
 from combat.engine.actions import Refusal
-from combat.engine.rulesets import RULESETS
+from combat.engine.rulesets import RULESETS, event_type
 from combat.engine.rulesets.base import Ruleset
 from combat.engine.testing import Battle
-
-GUIDE = pathlib.Path(__file__).resolve().parents[2] / "combat" / "engine" / "rulesets" / "README.md"
-BLOCK = re.compile(r"```python\n# (toy/[\w.]+\.py)\n(.*?)```", re.S)
-
-
-def build_toy_from_the_guide(root: pathlib.Path) -> type[Ruleset]:
-    """Write the package the guide's code blocks spell out (``# toy/<module>.py``) and import it."""
-    files = BLOCK.findall(GUIDE.read_text())
-    assert sorted(name for name, _ in files) == [
-        "toy/__init__.py",
-        "toy/actions.py",
-        "toy/content.py",
-        "toy/rules.py",
-        "toy/sheet.py",
-    ]
-    for name, code in files:
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(code)
-    sys.path.insert(0, str(root))
-    try:
-        for mod in [m for m in sys.modules if m == "toy" or m.startswith("toy.")]:
-            del sys.modules[mod]
-        return importlib.import_module("toy").Toy
-    finally:
-        sys.path.remove(str(root))
+from tests.engine.package_shape import shape_problems
+from tests.toy import GUIDE, build_toy_from_the_guide, guide_modules
 
 
 def test_the_guide_builds_a_ruleset_of_the_same_shape(tmp_path):
+    assert sorted(name for name, _ in guide_modules()) == [
+        "toy/__init__.py",
+        "toy/actions.py",
+        "toy/content.py",
+        "toy/events.py",
+        "toy/rules.py",
+        "toy/sheet.py",
+    ]
     toy = build_toy_from_the_guide(tmp_path)
     assert issubclass(toy, Ruleset) and toy.key == "toy" and toy.board == "rows"
     assert all(callable(fn) for fn in toy.actions.values()) and set(toy.actions) == {"hit", "shift", "brood"}
-    for key, ruleset in RULESETS.items():  # the project's rulesets have the modules the guide names
-        package = pathlib.Path(sys.modules[ruleset.__module__].__file__).parent
-        assert {"__init__.py", "sheet.py", "content.py", "rules.py", "actions.py"} <= {
-            p.name for p in package.glob("*.py")
-        }, key
-        assert all(callable(fn) for fn in ruleset.actions.values()), key
-        assert all(callable(fn) for fn in ruleset.appliers.values()), key
-    assert "        toy.Toy," in GUIDE.read_text()  # step 4: one line in the registry
+    assert set(toy.params) == set(toy.actions)  # its action kinds are its own
+    assert shape_problems(toy) == []  # the table of the guide holds for the guide's own example
+    assert "        toy.Toy," in GUIDE.read_text()  # step 5: one line in the registry
 
 
 @pytest.fixture
@@ -79,6 +54,21 @@ def test_a_new_ruleset_plugs_in_without_touching_the_core(toy):
     ev = b.act("hit", p, dice=[5, 4], targets=[q])  # the monster dodges by policy: 9 >= 8 still hits
     assert b.types(ev)[:3] == ["attack.declared", "decision.opened", "decision.answered"]
     assert b.c(q).hp == 7
+
+
+def test_a_new_ruleset_brings_its_own_event_and_its_sentence(toy):
+    # RULE: ENG-2
+    from combat.engine.events import event_problems
+    from combat.engine.log import describe
+
+    b, p, q = toy
+    b.act("end_turn", q)
+    ev = b.act("hit", p, dice=[2, 2], targets=[q])  # dodged: 4 < 8
+    missed = ev[-1]
+    assert missed.type == "attack.missed" and event_problems(missed, RULESETS["toy"].events) == []
+    assert event_type("attack.missed") is RULESETS["toy"].events["attack.missed"]
+    names = {c.id: c.name for c in b.state.combatants.values()}
+    assert describe(9, missed.type, missed.data, names, set())["text"] == "Quo ducks under Pia's blow."
 
 
 def test_a_hook_may_pause_the_round_flow_for_a_decision(toy):
