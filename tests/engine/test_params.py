@@ -12,7 +12,9 @@ from combat.engine.core import legal_actions, replay, resolve, undo_cut
 from combat.engine.dice import Dice, ScriptedDice
 from combat.engine.gm import GM_ACTIONS, SETUP_ACTIONS
 from combat.engine.rulesets import RULESETS
+from combat.engine.rulesets.action_block import ActionBlock
 from combat.engine.rulesets.luck import Luck
+from combat.engine.rulesets.mist import Mist
 from combat.engine.rulesets.paradigm import Paradigm
 from tests.engine.properties import random_battle
 from tests.stored_logs import old_log
@@ -55,6 +57,12 @@ def test_param_problems_names_what_departs_from_the_reference():
     assert param_problems("gm.add_status", {"combatant": "c1"}) == ["status: missing"]
     assert param_problems("teleport", {}) == ["unknown action kind 'teleport'"]
     assert param_problems("hold", {}) == ["unknown action kind 'hold'"]  # Paradigm's own: not generic
+    # a ruleset's own kinds say what they require
+    assert param_problems("item", {"targets": ["c2"]}, Paradigm.params) == ["item: missing"]
+    assert param_problems("swap", {"equip": ""}, Paradigm.params) == ["slot: missing"]
+    assert param_problems("cast_spell", {"modifiers": []}, ActionBlock.params) == ["spell: missing"]
+    assert param_problems("charisma", {"targets": ["c2"]}, ActionBlock.params) == ["skill: missing"]
+    assert param_problems("rampart", {"on": "yes"}, Mist.params) == ["on: 'yes' is not <class 'bool'>"]
 
 
 def test_a_picked_square_is_the_goal_of_a_move_and_the_aim_of_anything_else():

@@ -9,7 +9,7 @@ options.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Required, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from combat.engine.actions import ActionOption, AttackParams, NoParams, Refusal, TargetsParams
 from combat.engine.rulesets.action_block import attacks, rules, spells
@@ -197,15 +197,24 @@ class BlockAttackParams(AttackParams, total=False):
     modifiers: list[str]
 
 
-#: ``cast_spell``: the ``spell`` and its casting ``modifiers``.
-class SpellParams(TypedDict, total=False):
-    spell: Required[str]
+# The required keys sit in a total base class: with postponed annotations, ``Required[...]`` is not seen.
+class _Spell(TypedDict):
+    spell: str
+
+
+class SpellParams(_Spell, total=False):
+    """``cast_spell``: the ``spell`` and its casting ``modifiers``."""
+
     modifiers: list[str]
 
 
-#: ``charisma``: the charisma ``skill`` on its ``targets``.
-class CharismaParams(TypedDict, total=False):
-    skill: Required[str]
+class _Skill(TypedDict):
+    skill: str
+
+
+class CharismaParams(_Skill, total=False):
+    """``charisma``: the charisma ``skill`` on its ``targets``."""
+
     targets: list[str]
 
 

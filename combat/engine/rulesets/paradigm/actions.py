@@ -12,7 +12,7 @@ own action kinds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Required, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from combat.engine.actions import ActionOption, NoParams, Refusal, TargetsParams
 from combat.engine.rulesets.base import defined, definition
@@ -479,15 +479,24 @@ def _opt(
     )
 
 
-#: ``item``: an item of the inventory on its ``targets``.
-class ItemParams(TypedDict, total=False):
-    item: Required[str]
+# The required keys sit in a total base class: with postponed annotations, ``Required[...]`` is not seen.
+class _Item(TypedDict):
+    item: str
+
+
+class ItemParams(_Item, total=False):
+    """``item``: an item of the inventory on its ``targets``."""
+
     targets: list[str]
 
 
-#: ``swap``: put the weapon or accessory ``equip`` in ``slot`` (``""``: put away what is there).
-class SwapParams(TypedDict, total=False):
-    slot: Required[str]
+class _Slot(TypedDict):
+    slot: str
+
+
+class SwapParams(_Slot, total=False):
+    """``swap``: put the weapon or accessory ``equip`` in ``slot`` (``""``: put away what is there)."""
+
     equip: str
 
 
