@@ -6,7 +6,7 @@ PYTEST := $(VENV)/bin/pytest
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-fast test-e2e lint bench profile migrate browser-deps
+.PHONY: install run test test-fast test-e2e lint rules bench profile migrate browser-deps
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -47,7 +47,7 @@ browser-deps:
 	fi
 
 # Browser tests run in their own pytest process: sync Playwright cannot share
-# an event loop with pytest-asyncio tests (see ../shared/STACK.md).
+# an event loop with pytest-asyncio tests ("Runner.run() cannot be called from a running event loop").
 test: install browser-deps
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
@@ -67,6 +67,10 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	PYTHONWARNINGS="ignore:Using the development SECRET_KEY" $(VENV)/bin/mypy
+
+# Every numbered rule of docs/RULESETS.md named by a test (tools/rule_coverage.py exits 1 below 100%).
+rules: install
+	$(PY) tools/rule_coverage.py --tests tests --strict ENG MIST PARA LUCK BLOCK
 
 # The rules alone, then every live-table load of the performance goals (bench/suite.py): with
 # DATABASE_URL and REDIS_URL set, PostgreSQL + Redis, two and one server processes, nginx in front;

@@ -1,7 +1,7 @@
 """The ASGI application for the benchmark's servers.
 
-The start-up heap is frozen (STACK.md: ``gc.freeze()`` removed the p99
-spikes), as ``vtt/asgi.py`` does. The GIL's switch interval is Python's default
+The start-up heap is frozen (``gc.freeze()`` removed the p99 spikes of the
+garbage collector), as ``vtt/asgi.py`` does. The GIL's switch interval is Python's default
 (5 ms), as in production: 1 ms cost 15-30 % more CPU per action (paired closed-loop
 runs: 28.9/29.8/31.1 ms against 23.3/25.7/22.0 ms, 48-52 against 58-67 actions/s;
 100 seats: p95 54/48 against 42/39 ms). With

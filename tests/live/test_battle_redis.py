@@ -23,7 +23,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @contextmanager
 def servers(count: int):
-    """``count`` daphne processes (spawned: see STACK.md) serving the whole ASGI app on 127.0.0.1."""
+    """``count`` daphne processes (spawned, not forked: a forked child inherits the test database blocker)
+    serving the whole ASGI app on 127.0.0.1."""
     from channels.testing.live import make_application, set_database_connection
     from daphne.testing import DaphneProcess
 

@@ -2,7 +2,7 @@
 
 A ruleset is a class with a ``key``, a display ``name``, a ``board`` kind
 (``"grid"`` or ``"rows"``), ``options`` (house rules with defaults, one per
-**[choice]** of RULESETS.md), a ``sheet_schema`` describing the stats a
+**[choice]** of docs/RULESETS.md), a ``sheet_schema`` describing the stats a
 character needs, and hooks. The core (``combat.engine.core``) owns the
 setup and GM actions, turn order and round bookkeeping, reaction windows,
 undo and visibility; it calls these hooks and never tests which ruleset it

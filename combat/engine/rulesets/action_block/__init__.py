@@ -1,6 +1,6 @@
 """Action Block (source: seeds/004). Grid of 5 ft squares, Strength and Speed Points.
 
-Rules implemented (RULESETS.md, BLOCK-*): turn order by descending Maximum
+Rules implemented (docs/RULESETS.md, BLOCK-*): turn order by descending Maximum
 Speed Points with 3d6 roll-offs, fixed for the battle; each Action Block
 (round) every character gets one turn with at most one Offensive, one
 Movement and one Verbal action and any Bonus actions; battle maxima of

@@ -1,6 +1,6 @@
 """D20 Luck (source: seeds/002). Grid board, 2 standard actions per turn.
 
-Rules implemented (RULESETS.md, LUCK-*): initiative 1d20 + score with
+Rules implemented (docs/RULESETS.md, LUCK-*): initiative 1d20 + score with
 tie-breaks; 2 standard actions; a move of up to Movement squares costs 1;
 an ability may include a free 1-square step (``to``); a Luck Roll (1d20
 + luck bonus) against hostile targets, automatic hits on friendly ones;
