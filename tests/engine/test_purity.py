@@ -57,26 +57,31 @@ def _string_constants(path: pathlib.Path) -> set[str]:
     }
 
 
-def test_no_module_outside_the_rulesets_names_a_ruleset_key():
-    from combat.engine.rulesets import RULESETS
-
+def _naming(names: set[str], allowed: set[pathlib.Path]) -> dict[str, list[str]]:
+    """Files outside the ``allowed`` folders that name one of ``names``: a string constant of a module of
+    combat/ or vtt/, or a quoted string in a template or script."""
     root = ENGINE.parents[1]
-    rulesets = ENGINE / "rulesets"
-    keys = set(RULESETS)
     offenders: dict[str, list[str]] = {}
     for folder in ("combat", "vtt"):
         for path in (root / folder).rglob("*.py"):
-            if rulesets in path.parents or "migrations" in path.parts:
+            if allowed & set(path.parents) or "migrations" in path.parts:
                 continue
-            found = sorted(_string_constants(path) & keys)
+            found = sorted(_string_constants(path) & names)
             if found:
                 offenders[str(path.relative_to(root))] = found
-    quoted = re.compile("|".join(rf"""["']{re.escape(k)}["']""" for k in keys))
+    quoted = re.compile("|".join(rf"""["']{re.escape(k)}["']""" for k in names))
     for folder in ("templates", "static"):
         for path in (root / folder).rglob("*"):
             if path.suffix in (".html", ".js") and quoted.search(path.read_text()):
                 offenders[str(path.relative_to(root))] = quoted.findall(path.read_text())
-    assert offenders == {}
+    return offenders
+
+
+def test_no_module_outside_the_rulesets_names_a_ruleset_key():
+    from combat.engine.rulesets import RULESETS
+
+    assert _naming({"luck"}, set()) != {}  # the check sees a key where it is named
+    assert _naming(set(RULESETS), {ENGINE / "rulesets"}) == {}
 
 
 def test_no_module_outside_the_ruleset_packages_names_a_ruleset_event_type():
@@ -85,22 +90,8 @@ def test_no_module_outside_the_ruleset_packages_names_a_ruleset_event_type():
     from combat.engine.events import GENERIC_EVENTS
     from combat.engine.rulesets import RULESETS
 
-    root = ENGINE.parents[1]
-    rulesets = ENGINE / "rulesets"
-    packages = {p for p in rulesets.iterdir() if (p / "__init__.py").exists()}
+    packages = {p for p in (ENGINE / "rulesets").iterdir() if (p / "__init__.py").exists()}
     own = {etype for r in RULESETS.values() for etype in r.events} - set(GENERIC_EVENTS)
-    assert {"luck.rolled", "lp.lost", "eidolon.summoned", "grapple.rolled"} <= own  # the check sees them
-    offenders: dict[str, list[str]] = {}
-    for folder in ("combat", "vtt"):
-        for path in (root / folder).rglob("*.py"):
-            if any(p in path.parents for p in packages) or "migrations" in path.parts:
-                continue
-            found = sorted(_string_constants(path) & own)
-            if found:
-                offenders[str(path.relative_to(root))] = found
-    quoted = re.compile("|".join(rf"""["']{re.escape(t)}["']""" for t in own))
-    for folder in ("templates", "static"):
-        for path in (root / folder).rglob("*"):
-            if path.suffix in (".html", ".js") and quoted.search(path.read_text()):
-                offenders[str(path.relative_to(root))] = quoted.findall(path.read_text())
-    assert offenders == {}
+    assert {"luck.rolled", "lp.lost", "eidolon.summoned", "grapple.rolled"} <= own
+    assert _naming(own, set()) != {}  # the check sees the types where they are named
+    assert _naming(own, packages) == {}

@@ -81,7 +81,7 @@ Hooks to override (all optional except what your rules need)
 Shared pieces: ``count_down_statuses`` (durations), ``roll_initiative`` and
 ``order_with_rolloffs`` (initiative ties and roll-offs), ``lookup`` /
 ``definitions`` / ``definition`` / ``definition_in`` / ``status_name`` (content),
-``blocked_by`` (what a status forbids).
+``blocked_by`` (what a status forbids), ``obstacles`` (who blocks a move).
 
 ``combat/engine/rulesets/README.md`` walks through adding a ruleset as a
 package; ``tests/engine/test_plugin_api.py`` plays the toy ruleset it builds
@@ -98,6 +98,7 @@ from combat.engine.schema import Field, SheetSchema
 
 if TYPE_CHECKING:
     from combat.engine.actions import Action, ActionOption, Refusal
+    from combat.engine.board import Square
     from combat.engine.context import Ctx
     from combat.engine.events import EventType
     from combat.engine.state import BattleState, Combatant, Decision
@@ -372,6 +373,18 @@ def definition_in(starter: Pack, custom: Pack | None, kind: str, key: Any) -> di
     if not isinstance(key, str) or not key:
         return None
     return lookup(starter, custom, kind).get(key)
+
+
+def obstacles(state: BattleState, mover: Combatant) -> tuple[set[Square], set[Square]]:
+    """(blocked, no_stop) squares for ``mover``: walls and able enemies block; allies and the fallen can be
+    crossed but not stopped on (D20 Luck, Action Block)."""
+    blocked = {(b[0], b[1]) for b in state.blocked}
+    no_stop: set[Square] = set()
+    for o in state.combatants.values():
+        if o is mover or o.pos is None or not o.alive:
+            continue
+        (blocked if o.side != mover.side and not o.ko else no_stop).add((o.pos[0], o.pos[1]))
+    return blocked, no_stop
 
 
 def blocked_by(state: BattleState, c: Combatant, what: str) -> str | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from combat.engine.actions import Refusal
 from combat.engine.board import chebyshev, chosen_path
 from combat.engine.rulesets.action_block import rules
-from combat.engine.rulesets.base import defined, definition, definitions
+from combat.engine.rulesets.base import defined, definition, definitions, obstacles
 
 if TYPE_CHECKING:
     from combat.engine.actions import Action
@@ -357,7 +357,7 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if why:
         return Refusal(why)
     allowance = rules.move_squares(c)
-    blocked, no_stop = rules.obstacles(state, c)
+    blocked, no_stop = obstacles(state, c)
     path = chosen_path(
         action.params,
         c.square,

@@ -23,6 +23,7 @@ from combat.engine.rulesets.base import (
     definition,
     definition_in,
     definitions,
+    obstacles,
     order_with_rolloffs,
 )
 
@@ -295,16 +296,6 @@ def shield_pdr(state: BattleState, t: Combatant) -> int | None:
         return None
     shields = [w for _, w in weapons_of(state.extra, t.sheet) if w["kind"] == "shield"]
     return max(w["shield_pdr"] for w in shields) if shields else None
-
-
-def obstacles(state: BattleState, mover: Combatant) -> tuple[set[Square], set[Square]]:
-    blocked = {(b[0], b[1]) for b in state.blocked}
-    no_stop: set[Square] = set()
-    for o in state.combatants.values():
-        if o is mover or o.pos is None or not o.alive:
-            continue
-        (blocked if o.side != mover.side and not o.ko else no_stop).add((o.pos[0], o.pos[1]))
-    return blocked, no_stop
 
 
 def move_squares(c: Combatant) -> int:

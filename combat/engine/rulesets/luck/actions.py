@@ -11,14 +11,20 @@ from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import AbilityParams, Action, ActionOption, Refusal, RefusalCode
 from combat.engine.board import as_square, chosen_path, distance, square_key, steps_within, within
-from combat.engine.rulesets.base import blocked_by, defined, definition, grid_metric_of, status_name
+from combat.engine.rulesets.base import (
+    blocked_by,
+    defined,
+    definition,
+    grid_metric_of,
+    obstacles,
+    status_name,
+)
 from combat.engine.rulesets.luck.rules import (
     ability_for,
     ability_gate,
     ability_refs,
     items_left,
     move_allowance,
-    obstacles,
     params_of,
     ref_in,
     ref_of,

@@ -1,10 +1,9 @@
-"""D20 Luck: what content means for a combatant (abilities it can use, what statuses forbid, obstacles)."""
+"""D20 Luck: what content means for a combatant (abilities it can use, what statuses forbid, targets)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.board import Square
 from combat.engine.rulesets.base import blocked_by, definition
 
 if TYPE_CHECKING:
@@ -154,21 +153,6 @@ def ability_gate(state: BattleState, c: Combatant, a: dict[str, Any]) -> str | N
     if c.resources.get("actions", 0) < a["cost"]:
         return "No actions left."
     return None
-
-
-# --- geometry helpers --------------------------------------------------------------------
-def obstacles(state: BattleState, mover: Combatant) -> tuple[set[Square], set[Square]]:
-    """(blocked, no_stop): walls and able enemies block; allies and the fallen can be crossed."""
-    blocked = {(b[0], b[1]) for b in state.blocked}
-    no_stop: set[Square] = set()
-    for o in state.combatants.values():
-        if o is mover or o.pos is None or not o.alive:
-            continue
-        if o.side != mover.side and not o.ko:
-            blocked.add((o.pos[0], o.pos[1]))
-        else:
-            no_stop.add((o.pos[0], o.pos[1]))
-    return blocked, no_stop
 
 
 def valid_target(state: BattleState, c: Combatant, t: Combatant, a: dict[str, Any]) -> bool:

@@ -23,7 +23,6 @@ from combat.engine.rulesets.mist.rules import (
     gate,
     move_problem,
     movement,
-    obstacles,
     path_problem,
     rampart_provocations,
     rampart_range,
@@ -31,6 +30,7 @@ from combat.engine.rulesets.mist.rules import (
     slot_cost,
     stat,
     target_problem,
+    terrain,
     turn_flags,
 )
 
@@ -46,7 +46,7 @@ MAX_PATH = 200
 
 
 def _parse_path(state: BattleState, c: Combatant, p: dict[str, Any]) -> list[tuple[int, int]] | Refusal:
-    walls, allies, enemies = obstacles(state, c)
+    walls, allies, enemies = terrain(state, c)
     start = c.square
     if p.get("path") is not None:
         raw = p["path"]
@@ -317,7 +317,7 @@ def _chosen_targets(
                 RefusalCode.OUT_OF_RANGE,
             )
         if a["leap"]:
-            walls, allies, enemies = obstacles(state, c)
+            walls, allies, enemies = terrain(state, c)
             if sq in walls or sq in allies or sq in enemies or list(sq) == c.pos:
                 return Refusal("Leap to a free square.")
             return [], list(sq)
@@ -473,7 +473,7 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     slots = c.resources.get("slots", 0)
     left = c.resources.get("move", 0)
     stuck = blocked_by(state, c, "movement")
-    walls, allies, enemies = obstacles(state, c)
+    walls, allies, enemies = terrain(state, c)
     if c.pos is not None:
         reason = move_problem(state, c)
         came_from, ends = (

@@ -266,7 +266,7 @@ def movement(state: BattleState, c: Combatant) -> int:
     return max(0, stat(state, c, "movement"))
 
 
-def obstacles(state: BattleState, c: Combatant) -> tuple[set[Square], set[Square], set[Square]]:
+def terrain(state: BattleState, c: Combatant) -> tuple[set[Square], set[Square], set[Square]]:
     """(walls, squares of living allies, squares of living enemies) as seen by mover ``c``."""
     walls = {(b[0], b[1]) for b in state.blocked}
     allies: set[Square] = set()
