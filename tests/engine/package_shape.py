@@ -38,7 +38,9 @@ def read_shape(text: str | None = None) -> dict[str, tuple[str, ...]]:
 
 SHAPE = read_shape()
 BASE_HELPERS = frozenset(
-    name for name, value in vars(base).items() if inspect.isfunction(value) and not name.startswith("_")
+    name
+    for name, value in vars(base).items()
+    if inspect.isfunction(value) and value.__module__ == base.__name__ and not name.startswith("_")
 )
 
 
@@ -54,9 +56,10 @@ def _class_value(ruleset: type[Ruleset], hook: str) -> Any:
 
 
 def _defined_in(value: Any, module: ModuleType) -> bool:
+    """A function of ``module``, one of its module-level objects, or an instance of one of its classes."""
     if inspect.isfunction(value):
         return value.__module__ == module.__name__
-    return any(v is value for v in vars(module).values())
+    return any(v is value for v in vars(module).values()) or type(value).__module__ == module.__name__
 
 
 def _forwarders(tree: ast.Module) -> list[str]:
