@@ -69,125 +69,175 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
 
 def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     """ENG-5: attacks (with each modifier), grapples, the move, spells and charisma skills, brace."""
-    out: list[ActionOption] = []
-
-    def add(
-        kind: str,
-        label: str,
-        slot: str | None,
-        cost: dict[str, int],
-        targets: list[str] | None = None,
-        squares: list[list[int]] | None = None,
-        params: dict[str, Any] | None = None,
-        why: str | None = None,
-        came_from: dict[tuple[int, int], tuple[int, int]] | None = None,
-    ) -> None:
-        why = why or rules.slot_gate(state, c, slot, cost)
-        if why is None and targets is not None and not targets:
-            why = "No target in range."
-        if why is None and squares is not None and not squares:
-            why = "Nowhere to move."
-        out.append(
-            ActionOption(
-                kind,
-                label,
-                {k: v for k, v in cost.items() if v},
-                targets or [],
-                squares or [],
-                why is None,
-                why or "",
-                params or {},
-                came_from=came_from or {},
-            )
+    came_from, ends = rules.move_steps_for(state, c) if c.pos is not None else ({}, [])
+    move = _option(
+        state,
+        c,
+        "move",
+        "Move",
+        "movement",
+        rules.MOVE_COST,
+        squares=[list(sq) for sq in ends],
+        came_from=came_from,
+    )
+    out = [*_attack_options(state, c), move, *_verbal_options(state, c)]
+    if "grappling" in c.statuses:
+        out.append(_option(state, c, "release", "Release grapple", None, {}))
+    braced = "Brace is once per Action Block." if c.extra.get("braced_block") else None
+    out.append(
+        _option(
+            state, c, "brace", "Brace (PDR +1, once per Action Block)", None, rules.BRACE_COST, why=braced
         )
+    )
+    return out
 
+
+def _option(
+    state: BattleState,
+    c: Combatant,
+    kind: str,
+    label: str,
+    slot: str | None,
+    cost: dict[str, int],
+    targets: list[str] | None = None,
+    squares: list[list[int]] | None = None,
+    params: dict[str, Any] | None = None,
+    why: str | None = None,
+    came_from: dict[tuple[int, int], tuple[int, int]] | None = None,
+) -> ActionOption:
+    """One option of ``slot`` at ``cost``: greyed out with why (the slot, the points, no target, nowhere to go)."""
+    why = why or rules.slot_gate(state, c, slot, cost)
+    if why is None and targets is not None and not targets:
+        why = "No target in range."
+    if why is None and squares is not None and not squares:
+        why = "Nowhere to move."
+    return ActionOption(
+        kind,
+        label,
+        {k: v for k, v in cost.items() if v},
+        targets or [],
+        squares or [],
+        why is None,
+        why or "",
+        params or {},
+        came_from=came_from or {},
+    )
+
+
+def _attack_options(state: BattleState, c: Combatant) -> list[ActionOption]:
+    """The Offensive actions: each weapon, alone and with each attack modifier it takes, and the grapples."""
+    out = []
     for key, w in rules.weapons_of(state.extra, c.sheet):
         targets = rules.attack_targets(state, c, rules.weapon_range(w))
-        add("attack", f"Attack: {w['name']}", "offensive", rules.cost_of(w), targets, params={"weapon": key})
+        out.append(
+            _option(
+                state,
+                c,
+                "attack",
+                f"Attack: {w['name']}",
+                "offensive",
+                rules.cost_of(w),
+                targets,
+                params={"weapon": key},
+            )
+        )
         family = "melee" if w["kind"] in rules.MELEE_KINDS else "gun"
         for mkey in c.sheet.get("attack_modifiers", ()):
             m = definition(state, "attack_modifiers", mkey)
             if m and m["applies_to"] in ("any", family):
-                add(
-                    "attack",
-                    f"Attack: {w['name']} ({m['name']})",
-                    "offensive",
-                    rules.cost_of(w, m),
-                    targets,
-                    params={"weapon": key, "modifiers": [mkey]},
+                out.append(
+                    _option(
+                        state,
+                        c,
+                        "attack",
+                        f"Attack: {w['name']} ({m['name']})",
+                        "offensive",
+                        rules.cost_of(w, m),
+                        targets,
+                        params={"weapon": key, "modifiers": [mkey]},
+                    )
                 )
     grapple_targets = [
         t
         for t in rules.attack_targets(state, c, rules.MELEE_RANGE_FT)
         if "grappled" not in state.combatants[t].statuses
     ]
-    add(
-        "grapple",
-        "Initiate Grapple",
-        "offensive",
-        rules.GRAPPLE_COST,
-        grapple_targets,
-        why="Already grappling." if "grappling" in c.statuses else None,
+    grappling = "Already grappling." if "grappling" in c.statuses else None
+    out.append(
+        _option(
+            state,
+            c,
+            "grapple",
+            "Initiate Grapple",
+            "offensive",
+            rules.GRAPPLE_COST,
+            grapple_targets,
+            why=grappling,
+        )
     )
     if "grappled" in c.statuses:
-        add("break_free", "Break free", "offensive", rules.BREAK_FREE_COST)
-    came_from, ends = rules.move_steps_for(state, c) if c.pos is not None else ({}, [])
-    add("move", "Move", "movement", rules.MOVE_COST, squares=[list(sq) for sq in ends], came_from=came_from)
+        out.append(_option(state, c, "break_free", "Break free", "offensive", rules.BREAK_FREE_COST))
+    return out
+
+
+def _verbal_options(state: BattleState, c: Combatant) -> list[ActionOption]:
+    """The Verbal actions (each spell, alone and with each casting modifier, each charisma skill, Echo Spell)
+    and the Bonus Activate Spell."""
+    out = []
     for key in c.sheet.get("abilities", ()):
         spell = definition(state, "spells", key)
         if spell is not None:
-            add(
-                "cast_spell",
-                f"Cast Spell: {spell['name']}",
-                "verbal",
-                rules.cost_of(spell),
-                params={"spell": key},
+            out.append(
+                _option(
+                    state,
+                    c,
+                    "cast_spell",
+                    f"Cast Spell: {spell['name']}",
+                    "verbal",
+                    rules.cost_of(spell),
+                    params={"spell": key},
+                )
             )
             for mkey in c.sheet.get("spell_modifiers", ()):
                 m = definition(state, "spell_modifiers", mkey)
                 if m:
-                    add(
-                        "cast_spell",
-                        f"Cast Spell: {spell['name']} ({m['name']})",
-                        "verbal",
-                        rules.cost_of(spell, m),
-                        params={"spell": key, "modifiers": [mkey]},
+                    out.append(
+                        _option(
+                            state,
+                            c,
+                            "cast_spell",
+                            f"Cast Spell: {spell['name']} ({m['name']})",
+                            "verbal",
+                            rules.cost_of(spell, m),
+                            params={"spell": key, "modifiers": [mkey]},
+                        )
                     )
             continue
         skill = definition(state, "charisma_skills", key)
         if skill is not None:
-            add(
-                "charisma",
-                f"Charisma: {skill['name']}",
-                "verbal",
-                rules.cost_of(skill),
-                rules.charisma_targets(state, c, skill),
-                params={"skill": key},
+            out.append(
+                _option(
+                    state,
+                    c,
+                    "charisma",
+                    f"Charisma: {skill['name']}",
+                    "verbal",
+                    rules.cost_of(skill),
+                    rules.charisma_targets(state, c, skill),
+                    params={"skill": key},
+                )
             )
     last = c.extra.get("last_spell")
-    if last:
-        spell = definition(state, "spells", last["spell"])
-        if spell:
-            add("echo_spell", f"Echo Spell: {spell['name']}", "verbal", rules.cost_of(spell))
+    spell = definition(state, "spells", last["spell"]) if last else None
+    if spell:
+        out.append(
+            _option(state, c, "echo_spell", f"Echo Spell: {spell['name']}", "verbal", rules.cost_of(spell))
+        )
     reach = rules.spell_reach(state, c)
     if reach is not None:
         spell, _, feet, _ = reach
-        add(
-            "activate_spell",
-            f"Activate Spell: {spell['name']}",
-            None,
-            {},
-            rules.spell_targets(state, c, spell, feet),
-        )
-    if "grappling" in c.statuses:
-        add("release", "Release grapple", None, {})
-    add(
-        "brace",
-        "Brace (PDR +1, once per Action Block)",
-        None,
-        rules.BRACE_COST,
-        why="Brace is once per Action Block." if c.extra.get("braced_block") else None,
-    )
+        targets = rules.spell_targets(state, c, spell, feet)
+        out.append(_option(state, c, "activate_spell", f"Activate Spell: {spell['name']}", None, {}, targets))
     return out
 
 

@@ -345,8 +345,20 @@ def _recover(ctx: Ctx, c: Combatant, status: str) -> None:
 
 # --- ENG-5 ---------------------------------------------------------------------------------
 def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
-    out: list[ActionOption] = []
-    metric = grid_metric_of(state)
+    """ENG-5: the move, then each weapon, ability and item of the sheet (Recover once per status)."""
+    out = [_move_option(state, c)]
+    for ref in ability_refs(c):
+        a = ability_for(state, c, ref)
+        if a is None or a["type"] == "interrupt":
+            continue
+        if a["type"] == "recover":
+            out += _recover_options(state, c, ref, a)
+        else:
+            out.append(_ability_option(state, c, ref, a))
+    return out
+
+
+def _move_option(state: BattleState, c: Combatant) -> ActionOption:
     acts = c.resources.get("actions", 0)
     why = blocked_by(state, c, "movement")
     reason = f"{why}: cannot move." if why else ("No actions left." if acts < 1 else "")
@@ -361,94 +373,85 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
             state.height,
             blocked,
             no_stop,
-            metric == "chebyshev",
+            grid_metric_of(state) == "chebyshev",
         )
         squares = [list(sq) for sq in ends]
         if not squares:
             reason = "Nowhere to move."
-    out.append(
-        ActionOption("move", "Move", {"actions": 1}, [], squares, not reason, reason, came_from=came_from)
-    )
-    for ref in ability_refs(c):
-        a = ability_for(state, c, ref)
-        if a is None or a["type"] == "interrupt":
-            continue
-        cost = {"actions": a["cost"]}
-        if a["type"] == "recover":
-            if not c.statuses:
-                out.append(
-                    ActionOption(
-                        "ability",
-                        a["name"],
-                        cost,
-                        [],
-                        [],
-                        False,
-                        "No status to recover from.",
-                        params_of(ref),
-                    )
-                )
-            for key, st in c.statuses.items():
-                gate = ability_gate(state, c, a)
-                label = f"{a['name']}: {status_name(state, key)} (power {st.get('power', 0)})"
-                out.append(
-                    ActionOption(
-                        "ability",
-                        label,
-                        cost,
-                        [c.id],
-                        [],
-                        gate is None,
-                        gate or "",
-                        {**params_of(ref), "status": key},
-                    )
-                )
-            continue
+    return ActionOption("move", "Move", {"actions": 1}, [], squares, not reason, reason, came_from=came_from)
+
+
+def _recover_options(state: BattleState, c: Combatant, ref: str, a: dict[str, Any]) -> list[ActionOption]:
+    """Recover: one option per status to end (greyed out with none)."""
+    cost = {"actions": a["cost"]}
+    if not c.statuses:
+        return [
+            ActionOption(
+                "ability", a["name"], cost, [], [], False, "No status to recover from.", params_of(ref)
+            )
+        ]
+    out = []
+    for key, st in c.statuses.items():
         gate = ability_gate(state, c, a)
-        if ref.startswith("item:") and items_left(c, ref[5:]) < 1:
-            gate = f"No {a['name']} left."
-        targets: list[str] = []
-        squares = []
-        areas: dict[str, list[list[int]]] = {}
-        if a["area"] > 0:
-            # squares in range whose burst catches at least one valid target
-            found: set[tuple[int, int]] = set()
-            for t in state.combatants.values():
-                if valid_target(state, c, t, a):
-                    found.update(
-                        sq
-                        for sq in within(t.square, a["area"], state.width, state.height, metric)
-                        if distance(c.square, sq, metric) <= a["range"]
-                    )
-            squares = [list(sq) for sq in sorted(found)]
-            areas = {
-                square_key(sq): [list(s) for s in within(sq, a["area"], state.width, state.height, metric)]
-                for sq in found
-            }
-            if not squares and gate is None:
-                gate = "No target in range."
-        else:
-            targets = [
-                t.id
-                for t in state.combatants.values()
-                if valid_target(state, c, t, a) and distance(c.square, t.square, metric) <= a["range"]
-            ]
-            if not targets and gate is None:
-                gate = "No target in range."
+        label = f"{a['name']}: {status_name(state, key)} (power {st.get('power', 0)})"
         out.append(
             ActionOption(
                 "ability",
-                a["name"],
+                label,
                 cost,
-                targets,
-                squares,
+                [c.id],
+                [],
                 gate is None,
                 gate or "",
-                params_of(ref),
-                areas=areas,
+                {**params_of(ref), "status": key},
             )
         )
     return out
+
+
+def _ability_option(state: BattleState, c: Combatant, ref: str, a: dict[str, Any]) -> ActionOption:
+    """A weapon, ability or item: its targets in range, or the squares whose burst catches one."""
+    metric = grid_metric_of(state)
+    gate = ability_gate(state, c, a)
+    if ref.startswith("item:") and items_left(c, ref[5:]) < 1:
+        gate = f"No {a['name']} left."
+    targets: list[str] = []
+    squares: list[list[int]] = []
+    areas: dict[str, list[list[int]]] = {}
+    if a["area"] > 0:
+        # squares in range whose burst catches at least one valid target
+        found: set[tuple[int, int]] = set()
+        for t in state.combatants.values():
+            if valid_target(state, c, t, a):
+                found.update(
+                    sq
+                    for sq in within(t.square, a["area"], state.width, state.height, metric)
+                    if distance(c.square, sq, metric) <= a["range"]
+                )
+        squares = [list(sq) for sq in sorted(found)]
+        areas = {
+            square_key(sq): [list(s) for s in within(sq, a["area"], state.width, state.height, metric)]
+            for sq in found
+        }
+    else:
+        targets = [
+            t.id
+            for t in state.combatants.values()
+            if valid_target(state, c, t, a) and distance(c.square, t.square, metric) <= a["range"]
+        ]
+    if not targets and not squares and gate is None:
+        gate = "No target in range."
+    return ActionOption(
+        "ability",
+        a["name"],
+        {"actions": a["cost"]},
+        targets,
+        squares,
+        gate is None,
+        gate or "",
+        params_of(ref),
+        areas=areas,
+    )
 
 
 class LuckAbilityParams(AbilityParams, total=False):
