@@ -53,10 +53,10 @@ def _write(path: str) -> None:
 
 
 if os.environ.get("BENCH_PHASES"):
-    from combat import live, presenters, services
+    from combat import live, services
 
     services.submit_action = _timed("service call (lock, rules, write, push)", services.submit_action)
-    presenters.load_table = _timed("push: read battle", presenters.load_table)
+    live.load_table = _timed("push: read battle", live.load_table)
     live.message_for = _timed("push: render regions", live.message_for)
     live.publish = _timed("push: hand-over to the channel layer", live.publish)
     threading.Thread(target=_write, args=(os.environ["BENCH_PHASES"],), daemon=True).start()

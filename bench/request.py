@@ -65,6 +65,7 @@ def main() -> None:
 
     from bench.live import session_for
     from combat import live, presenters
+    from combat.table import GM, Table, load_table
 
     users = get_user_model().objects.filter(username__in=[setup["gm"], *setup["players"]])
     clients = {}
@@ -76,9 +77,9 @@ def main() -> None:
         clients[user.username] = (client, token)
     battle = setup["battles"][0]
     bid, owner = battle["id"], battle["owner"]
-    table = presenters.load_table(bid)
+    table = load_table(bid)
     assert table is not None
-    frame = {"gm": presenters.regions_for(table, presenters.GM, None), "seq": table.battle.seq}
+    frame = {"gm": presenters.regions_for(table, GM, None), "seq": table.battle.seq}
 
     async def record(group: str, message: dict) -> None:
         frame.update(gm=message["gm"], seq=message["seq"])
@@ -88,7 +89,7 @@ def main() -> None:
     render = live.message_for
     render_profiler = cProfile.Profile() if args.profile == "render" else None
 
-    def timed_render(t: presenters.Table) -> dict:
+    def timed_render(t: Table) -> dict:
         start = time.process_time()
         if render_profiler and len(render_ms) >= args.warmup:
             render_profiler.enable()

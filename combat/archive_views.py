@@ -16,9 +16,9 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods
 
-from combat import aftermath, archive
-from combat import presenters as live
+from combat import aftermath, archive, presenters
 from combat.models import Battle
+from combat.table import LOG_WINDOW, Table, members_of, vclass_of
 from combat.views import _battle_for
 from vtt.access import campaign_for
 from vtt.models import Role
@@ -39,9 +39,9 @@ def battle_replay(request: HttpRequest, pk: int) -> HttpResponse:
         step = 1
     step = max(1, min(step, total))
     state = archive.state_at(events, step)
-    rows = [(i + 1, e.type, e.data) for i, e in enumerate(events[:step])][::-1][: live.LOG_WINDOW]
-    table = live.Table(battle, state, rows, live.members_of(battle.campaign_id))
-    ctx = live.shared_context(table, live.vclass_of(role))
+    rows = [(i + 1, e.type, e.data) for i, e in enumerate(events[:step])][::-1][:LOG_WINDOW]
+    table = Table(battle, state, rows, members_of(battle.campaign_id))
+    ctx = presenters.shared_context(table, vclass_of(role))
     ctx.update(
         {
             "step": step,

@@ -50,6 +50,7 @@ from django.utils.crypto import constant_time_compare
 from combat import fanout, live, presenters, sockets
 from combat.engine.actions import loads_bounded
 from combat.models import Battle
+from combat.table import GM, load_table, vclass_of
 from vtt.models import Membership
 
 MAX_MESSAGE = 2048
@@ -157,10 +158,10 @@ def _access(
 
 def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, int, str] | None:
     """(seq, version, this viewer's regions) of the battle as it is now."""
-    table = presenters.load_table(battle_id)
+    table = load_table(battle_id)
     if table is None:
         return None
-    html = presenters.regions_for(table, role, None if role == presenters.GM else user_id)
+    html = presenters.regions_for(table, role, None if role == GM else user_id)
     return table.battle.seq, table.battle.version, html
 
 
@@ -207,7 +208,7 @@ class BattleConsumer(sockets.PushConsumer):
         self.user = user
         self.user_id = str(user.pk)
         self.checked_at = time.monotonic()
-        self.vclass = live.vclass_of(self.role)
+        self.vclass = vclass_of(self.role)
         self.groups_joined = [
             live.user_group(self.battle_id, self.user_id),
             sockets.account_group(self.user_id),
@@ -313,7 +314,7 @@ class BattleConsumer(sockets.PushConsumer):
             await self._close(CLOSE_REVOKED, "You no longer have access to this table.")
             return False
         self.role, _ = access
-        self.vclass = live.vclass_of(self.role)
+        self.vclass = vclass_of(self.role)
         return True
 
     async def _still_member(self) -> bool:
@@ -362,7 +363,7 @@ class BattleConsumer(sockets.PushConsumer):
             seq, version, html = fresh
             if version < self.shown:
                 return  # a newer push already went out: this render shows an older table
-            if role_changed and self.role != live.GM:
+            if role_changed and self.role != GM:
                 html += EMPTY_GM_PANEL
             behind = type(seen) is not int or seen != seq or message.get("version") not in (None, version)
             if message.get("reconnect") is True or behind:

@@ -29,13 +29,12 @@ from combat import presenters
 from combat.engine.events import Event
 from combat.engine.state import BattleState
 from combat.models import Battle
+from combat.table import Table, load_table
 from vtt.handlers import SERVER_LOOP
 
 log = logging.getLogger(__name__)
 
-GM, PLAYER = presenters.GM, presenters.PLAYER
 PUSH = "battle.push"
-vclass_of = presenters.vclass_of
 _PUBLISHING: set[asyncio.Task[None]] = set()  # publishes under way (a task needs a reference)
 
 
@@ -49,7 +48,7 @@ def user_group(battle_id: int, user_id: Any) -> str:
     return f"battle-{battle_id}-u{user_id}"
 
 
-def message_for(table: presenters.Table) -> dict[str, Any]:
+def message_for(table: Table) -> dict[str, Any]:
     """The group message of one change: one render per visibility class, one per controlling player."""
     battle = table.battle
     return {"type": PUSH, "seq": battle.seq, "version": battle.version, **presenters.class_regions(table)}
@@ -107,7 +106,7 @@ def battle_changed(
 ) -> None:
     """Services' on-commit hook: render the changed regions once per class and push them."""
     try:
-        table = presenters.load_table(battle_id, battle, state=state, new_events=events)
+        table = load_table(battle_id, battle, state=state, new_events=events)
         if table is None:
             return
         publish(battle_group(battle_id), message_for(table))

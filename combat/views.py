@@ -38,7 +38,9 @@ from combat.forms import (
 )
 from combat.models import Battle, BattleEvent
 from combat.outcome import outcome_text
+from combat.presenters.log import log_entries
 from combat.setup import numbered_names
+from combat.table import LOG_WINDOW, battle_urls, load_table
 from vtt import live as vtt_live
 from vtt.access import campaign_for
 from vtt.content import character_templates, template_slug
@@ -100,7 +102,7 @@ def _reply(
         return redirect("battle", battle_id)
     body = _message(text, ok, seq)
     if not ok or request.headers.get(LIVE_HEADER) != "1":
-        table = presenters.load_table(battle_id)
+        table = load_table(battle_id)
         if table is not None:
             body += presenters.regions_for(table, role, _viewer(request, role))
     response = HttpResponse(body, status=status)
@@ -180,7 +182,7 @@ def _setup(
 @require_GET
 def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
     battle, role = _battle_for(request, pk)
-    table = presenters.load_table(battle.pk, battle)
+    table = load_table(battle.pk, battle)
     assert table is not None
     ctx = presenters.context_for(table, role, _viewer(request, role), get_token(request))
     ctx["viewer_id"] = str(request.user.pk)
@@ -277,7 +279,7 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
     problem = setup.sheet_problem(character)
     if problem:
         return _add_reply(request, battle.pk, role, False, problem, 422)
-    table = presenters.load_table(battle.pk, battle)
+    table = load_table(battle.pk, battle)
     assert table is not None
     state = table.state
     params = services.character_params(character)
@@ -322,15 +324,15 @@ def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
     rows = list(
         BattleEvent.objects.filter(battle_id=battle.pk, seq__lt=before)
         .order_by("-seq")
-        .values_list("seq", "type", "data")[: presenters.LOG_WINDOW]
+        .values_list("seq", "type", "data")[:LOG_WINDOW]
     )
     state = services.load_state(battle)
     hidden = hidden_ids(state, Viewer(role=role))
     names = {cid: c.name for cid, c in state.combatants.items()}
     ctx = {
-        "log": presenters.log_entries(rows, names, hidden),
-        "urls": presenters.battle_urls(battle.pk),
-        "log_more": len(rows) == presenters.LOG_WINDOW and rows[-1][0] > 1,
+        "log": log_entries(rows, names, hidden),
+        "urls": battle_urls(battle.pk),
+        "log_more": len(rows) == LOG_WINDOW and rows[-1][0] > 1,
         "log_oldest": rows[-1][0] if rows else 0,
     }
     html = render_to_string("combat/battle.html#log_older", ctx)

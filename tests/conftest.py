@@ -97,8 +97,8 @@ def _media_in_a_temporary_folder(tmp_path_factory, settings):
     """Uploads of a test go to a folder of their own (never the project's media/), and no cached
     portrait URLs leak from one test's campaign to the next one's with the same id."""
     settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("media"))
-    from combat import presenters
+    from combat.table import FACES
 
-    presenters.FACES.clear()
+    FACES.clear()
     yield
-    presenters.FACES.clear()
+    FACES.clear()

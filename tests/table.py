@@ -17,10 +17,11 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from combat import presenters, services, sockets
+from combat import services, sockets
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.luck.content import HEROES, MONSTERS
 from combat.models import Battle
+from combat.table import clear_caches
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
 PERSONAS = ("gm", "player", "other_player", "observer", "outsider")
@@ -160,6 +161,6 @@ def goblin_attacks_bram(battle: Battle, users: dict[str, Any]) -> services.Resul
 
 
 def clear_live_caches() -> None:
-    """Forget the presenters' caches and the sockets' store (database ids repeat between tests)."""
-    presenters.clear_caches()
+    """Forget the battle display's caches and the sockets' store (database ids repeat between tests)."""
+    clear_caches()
     sockets.reset_store()

@@ -24,7 +24,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from combat.presenters import forget_faces
+from combat.table import forget_faces
 from vtt.access import (
     campaign_for,
     can_create_characters,

@@ -19,7 +19,7 @@ register = template.Library()
 
 
 # Rendered in place of each form's token when one render is shared by several viewers; each copy
-# then gets fresh tokens of its own (``combat.presenters.fresh_tokens``).
+# then gets fresh tokens of its own (``combat.presenters.actions.fresh_tokens``).
 TOKEN_SLOT = "__client_token__"
 TOKEN_BYTES = 12  # as secrets.token_urlsafe(12): 16 characters
 _random = bytearray()

@@ -169,9 +169,9 @@ def _media_in_a_temporary_folder(tmp_path_factory, settings):
     saved = os.environ.get("MEDIA_ROOT")
     os.environ["MEDIA_ROOT"] = folder
     settings.MEDIA_ROOT = folder
-    from combat import presenters
+    from combat.table import FACES
 
-    presenters.FACES.clear()
+    FACES.clear()
     yield folder
     if saved is None:
         os.environ.pop("MEDIA_ROOT", None)

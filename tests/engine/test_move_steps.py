@@ -66,14 +66,14 @@ def test_the_move_option_sends_a_fraction_of_the_bytes_of_whole_paths():
     # RULE: ENG-5
     from combat.engine.rulesets.luck import HEROES
     from combat.engine.testing import Battle
-    from combat.presenters import _option_dict
+    from combat.presenters.actions import option_dict
 
     b = Battle("luck", width=16, height=12)
     a = b.add("Mira", "party", pos=(7, 6), **HEROES["Fighter"])
     b.add("Goblin", "enemy", pos=(15, 11), kind="monster", hp=10)
     b.act("setup.start", dice=[15, 3])
     move = next(o for o in b.options(a) if o.kind == "move")
-    pick = _option_dict(move, b.state, b.state.combatants[a])["pick"]
+    pick = option_dict(move, b.state, b.state.combatants[a])["pick"]
     assert "paths" not in pick and len(pick["via"]) == 4 * len(move.came_from)
     back = {(x, y): (px, py) for x, y, px, py in zip(*[iter(pick["via"])] * 4, strict=True)}
     for key, path in move.paths.items():  # the browser reads the same paths back

@@ -10,6 +10,10 @@ from combat import presenters
 from combat.engine.core import replay
 from combat.engine.rulesets import RULESETS
 from combat.models import Battle
+from combat.presenters import log as log_presenter
+from combat.presenters.actions import share_options
+from combat.presenters.render import USER_REGIONS, render_regions
+from combat.table import GM, LOG_WINDOW, PLAYER, Table, clear_caches
 from tests.engine.properties import random_battle
 
 TOKEN = re.compile(r'name="client_token" value="([^"]*)"')
@@ -20,36 +24,34 @@ def same(html: str) -> str:
     return re.sub(r">\s+<", "><", TOKEN.sub("", html)).strip()
 
 
-def table_at(log: list, n: int) -> presenters.Table:
+def table_at(log: list, n: int) -> Table:
     """The table after the first ``n`` events of ``log``, as the push would hold it (no database)."""
     state = replay(log[:n])
-    rows = [(seq, e.type, e.data) for seq, e in enumerate(log[:n], start=1)][::-1][: presenters.LOG_WINDOW]
+    rows = [(seq, e.type, e.data) for seq, e in enumerate(log[:n], start=1)][::-1][:LOG_WINDOW]
     members = {"gm": ("gm", "Gemma")}
     for c in state.combatants.values():
         if c.controller is not None:
             members[c.controller] = ("player", f"Player {c.controller}")
     battle = Battle(pk=7, campaign_id=7, seq=state.seq)
-    return presenters.Table(battle, state, rows, members, {})
+    return Table(battle, state, rows, members, {})
 
 
 @pytest.mark.parametrize("key", sorted(RULESETS))
 def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render(key):
     log = random_battle(key, seed=11, steps=80)
-    presenters.clear_caches()
+    clear_caches()
     cuts = sorted({*range(2, len(log) + 1, max(1, len(log) // 40)), len(log)})
     acted = cached_waiting = 0
     for n in cuts:
         fast = presenters.class_regions(table_at(log, n))  # caches warm from the cuts before
         fresh = table_at(log, n)  # its own memo: nothing shared with the render above
-        gm = presenters.render(presenters.GM_REGIONS, presenters.context_for(fresh, presenters.GM, None))
+        gm = render_regions(presenters.GM_REGIONS, presenters.context_for(fresh, GM, None))
         assert same(fast["gm"]) == same(gm), f"GM view after event {n}"
         pl = presenters.shared_context(fresh, "pl")
         for uid, html in fast["users"].items():
             ctx = {**pl, **presenters.user_context(fresh, uid, False)}
-            presenters.share_options(fresh, ctx)  # the forms, rendered anew (``fresh`` has its own memo)
-            assert same(html) == same(presenters.render(presenters.USER_REGIONS, ctx)), (
-                f"{uid} after event {n}"
-            )
+            share_options(fresh, ctx)  # the forms, rendered anew (``fresh`` has its own memo)
+            assert same(html) == same(render_regions(USER_REGIONS, ctx)), f"{uid} after event {n}"
             if ctx["acting"] is not None and ctx["options"]:
                 acted += 1
                 # The GM's copy and the player's copy of the same forms never share a token.
@@ -66,9 +68,9 @@ def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_desc
     from combat.engine.view import hidden_ids
 
     described = []
-    real_describe = presenters.describe
-    monkeypatch.setattr(presenters, "describe", lambda *a: described.append(a[0]) or real_describe(*a))
-    presenters.clear_caches()
+    real_describe = log_presenter.describe
+    monkeypatch.setattr(log_presenter, "describe", lambda *a: described.append(a[0]) or real_describe(*a))
+    clear_caches()
     first, other = random_battle(key, seed=5, steps=80), random_battle(key, seed=6, steps=80)
     hits = 0
     # ``other`` stands for the window read anew after an undo: other events at the same seqs.
@@ -76,14 +78,14 @@ def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_desc
         seen: dict[str, tuple] = {}
         for n in range(2, len(log) + 1):
             table = table_at(log, n)
-            for vclass, role in (("gm", presenters.GM), ("pl", presenters.PLAYER)):
+            for vclass, role in (("gm", GM), ("pl", PLAYER)):
                 state = table.state
                 names = {cid: c.name for cid, c in state.combatants.items()}
                 hidden = hidden_ids(state, Viewer(role=role))
                 described.clear()
                 fast = presenters.shared_context(table, vclass)["log_html"]
                 work = len(described)
-                fresh = presenters.log_entries(table.events, names, hidden)
+                fresh = log_presenter.log_entries(table.events, names, hidden)
                 assert fast == "".join(e["html"] for e in fresh), f"{vclass} log after event {n}"
                 if n == 2 and log is other:
                     assert work == 2, "another window's events are described anew"

@@ -16,8 +16,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from combat import live, presenters, services
+from combat import live, services
 from combat.models import Battle
+from combat.table import WINDOWS, clear_caches, load_table
 from tests.sockets import connect, frames, gm_skips, presence_lines, received
 from tests.table import table
 
@@ -54,24 +55,24 @@ def test_every_write_raises_the_version_and_an_undo_does_not_lower_it():
 @pytest.mark.django_db
 def test_a_process_never_shows_a_log_copy_read_before_an_undo_and_a_new_change():
     users, _, battle = table()
-    presenters.clear_caches()
+    clear_caches()
     _set_hp(battle.pk, users["gm"], "Goblin", 3)
-    presenters.load_table(battle.pk)  # this process reads the log with the first change in it
-    copy = presenters.WINDOWS[battle.pk]
+    load_table(battle.pk)  # this process reads the log with the first change in it
+    copy = WINDOWS[battle.pk]
     # On another process: the GM undoes it and makes a different change, which reaches the same seq.
     services.undo(battle.pk, users["gm"])
     _set_hp(battle.pk, users["gm"], "Goblin", 5)
-    presenters.WINDOWS[battle.pk] = copy  # this process still holds its copy from before
+    WINDOWS[battle.pk] = copy  # this process still holds its copy from before
     fresh = Battle.objects.get(pk=battle.pk)
     assert fresh.seq == copy[1]
     for loaded in (
-        presenters.load_table(battle.pk),  # a socket's fresh render
-        presenters.load_table(battle.pk, fresh, new_events=[]),  # a push handed the row it wrote
+        load_table(battle.pk),  # a socket's fresh render
+        load_table(battle.pk, fresh, new_events=[]),  # a push handed the row it wrote
     ):
         assert loaded is not None
         newest = loaded.events[0]
         assert newest[0] == fresh.seq and newest[2]["hp"] == 5, newest
-        presenters.WINDOWS[battle.pk] = copy
+        WINDOWS[battle.pk] = copy
 
 
 @pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ from django.http import QueryDict
 from combat.engine.actions import param_problems
 from combat.engine.rulesets import get_ruleset
 from combat.forms import action_from_post
-from combat.presenters import GM_FORMS, GM_QUICK
+from combat.presenters.gm import GM_FORMS, GM_QUICK
 
 FIELDS = {
     "combatant": "c2",

@@ -119,17 +119,19 @@ def test_the_board_script_does_no_geometry_of_its_own():
 def test_pushed_regions_render_numbers_as_the_localised_page_would(monkeypatch):
     """Pushes render with localisation off (faster); en-us without thousand separators reads the same."""
     from combat import presenters
+    from combat.presenters import render
+    from combat.table import clear_caches, load_table
 
     users, _, battle = table()
     goblin_attacks_bram(battle, users)
-    fast = presenters.class_regions(presenters.load_table(battle.pk))
+    fast = presenters.class_regions(load_table(battle.pk))
 
     def localised(name, ctx):
-        return presenters._template(name).render(ctx)
+        return render._template(name).render(ctx)
 
-    presenters.clear_caches()
-    monkeypatch.setattr(presenters, "render_one", localised)
-    slow = presenters.class_regions(presenters.load_table(battle.pk))
+    clear_caches()
+    monkeypatch.setattr(render, "render_one", localised)
+    slow = presenters.class_regions(load_table(battle.pk))
     token = re.compile(r'name="client_token" value="[^"]*"')  # a fresh random token per render
 
     def same(html):

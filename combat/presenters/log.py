@@ -1,0 +1,58 @@
+"""The log region: the battle's newest events in words, with their dice, as one visibility class may see them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combat.engine.log import describe
+from combat.engine.view import filter_event
+from combat.presenters.render import LOG_ENTRY, fragment
+from combat.table import LOGS
+
+
+def log_entries(
+    events: list[tuple[int, str, dict[str, Any]]],
+    names: dict[str, str],
+    hidden: frozenset[str] | set[str],
+    memo: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] | None = None,
+) -> list[dict[str, Any]]:
+    """Log entries (newest first) with their rendered HTML; ``hidden`` from the engine's ``hidden_ids``.
+
+    ``memo`` (from ``log_memo``): the entries of the same event rows described before with the
+    same names and hidden combatants, by the row's data object (held, so its id is not reused).
+    """
+    out = []
+    kept: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
+    for seq, etype, data in events:
+        hit = memo.get(id(data)) if memo is not None else None
+        if hit is not None and hit[0] is data:
+            e = hit[1]
+        else:
+            e = describe(seq, etype, filter_event(etype, data, hidden), names, hidden)
+            if not e["text"] and not e["rolls"]:
+                e = None
+            else:
+                key = (seq, e["text"], tuple(tuple(r.values()) for r in e["rolls"]))
+                e["html"] = fragment(LOG_ENTRY, key, {"e": e})
+        kept[id(data)] = (data, e)
+        if e is not None:
+            out.append(e)
+    if memo is not None:
+        memo.clear()
+        memo.update(kept)
+    return out
+
+
+def log_memo(
+    battle_id: int, vclass: str, names: dict[str, str], hidden: frozenset[str] | set[str]
+) -> dict[int, tuple[dict[str, Any], dict[str, Any] | None]]:
+    """The described entries of a battle's log window for one class, while names and hidden hold.
+
+    The window's rows (``WINDOWS``) keep their data objects from one change to the next, so after a
+    change only the new events are described; a re-read window (another process wrote, an undo)
+    brings new objects, and they are described anew.
+    """
+    cached = LOGS.get((battle_id, vclass))
+    if cached is None or cached[0] != names or cached[1] != hidden:
+        cached = LOGS[(battle_id, vclass)] = (dict(names), frozenset(hidden), {})
+    return cached[2]

@@ -1,0 +1,205 @@
+"""Loading a battle for display, and the process caches.
+
+``load_table`` reads what every render of a battle needs (the battle row, its state, the newest
+``LOG_WINDOW`` events, the campaign's members and token pictures) into a ``Table``: from the
+database on a page load, a reconnect or an HTMX reply; from what the service holds after a write
+(nothing read). The presenters (``combat.presenters``) build each region's context from a Table.
+
+Caches (cachetools, per process; ``clear_caches`` empties them):
+
+- ``FRAGMENTS`` (LRU, 20,000 entries): the HTML of small pieces (a token, a
+  tracker row, a log entry, a GM row, the GM's forms) keyed by everything
+  they show, so a key always renders the same bytes on every process;
+- ``MEMBERS`` (TTL 5 s, 10,000 campaigns): user id -> (role, name); only
+  names and who gets a per-user push depend on it, access is checked
+  elsewhere on every request and socket;
+- ``FACES`` (TTL 5 s, 10,000 campaigns): character id -> token picture URL
+  (``forget_faces`` drops a campaign's at once when a portrait changes);
+- ``WINDOWS`` (LRU, 2,000 battles): the newest ``LOG_WINDOW`` events of a
+  battle, so the push after a write reads nothing (see ``load_table``);
+- ``LOGS`` (LRU, 4,000 battle and class pairs): the described entries of a battle's log window
+  (``combat.presenters.log``), so a change describes only its new events;
+- ``URLS`` (LRU, 10,000 battles) and ``TEMPLATES`` (LRU, 256): reversed
+  endpoints and compiled partials.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from cachetools import LRUCache, TTLCache
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from combat.engine.core import Viewer, view_for
+from combat.engine.events import Event
+from combat.engine.state import BattleState
+from combat.models import Battle, BattleEvent
+from vtt.models import Character, Membership, media_url
+
+GM, PLAYER = "gm", "player"
+LOG_WINDOW = 30
+
+
+FRAGMENTS: LRUCache[Any, SafeString] = LRUCache(maxsize=20_000)
+MEMBERS: TTLCache[int, dict[str, tuple[str, str]]] = TTLCache(maxsize=10_000, ttl=5.0)
+FACES: TTLCache[int, dict[int, str]] = TTLCache(maxsize=10_000, ttl=5.0)
+WINDOWS: LRUCache[int, tuple[int, int, list[tuple[int, str, dict[str, Any]]]]] = LRUCache(maxsize=2_000)
+URLS: LRUCache[int, dict[str, str]] = LRUCache(maxsize=10_000)
+LOGS: LRUCache[tuple[int, str], tuple[dict[str, str], frozenset[str], dict[int, Any]]] = LRUCache(
+    maxsize=4_000
+)
+TEMPLATES: LRUCache[str, Any] = LRUCache(maxsize=256)
+
+
+def clear_caches() -> None:
+    """Empty every process cache of the battle's display (tests: database ids repeat)."""
+    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES, LOGS):
+        cache.clear()
+
+
+def vclass_of(role: str) -> str:
+    """The visibility class of a role: "gm" or "pl" (players and observers)."""
+    return "gm" if role == GM else "pl"
+
+
+@dataclass
+class Table:
+    """Everything a render needs, read once per change."""
+
+    battle: Battle
+    state: BattleState
+    events: list[tuple[int, str, dict[str, Any]]]  # newest first
+    members: dict[str, tuple[str, str]]  # user id -> (role, username)
+    faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
+    _views: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    _options: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    _opts_html: dict[Any, str] = field(default_factory=dict)
+
+    @property
+    def hide_enemy_hp(self) -> bool:
+        return bool(self.state.options.get("hide_enemy_hp", True))
+
+    def view(self, role: str, user_id: str | None, only: frozenset[str] | None = None) -> dict[str, Any]:
+        """What ``role``/``user_id`` sees (of the combatants ``only``, when given), computed once."""
+        key = (role, user_id, only)
+        if key not in self._views:
+            self._views[key] = view_for(self.state, Viewer(role=role, user_id=user_id), only)
+        return self._views[key]
+
+    def controllers(self) -> set[str]:
+        """Players (not GMs) who control a combatant: they get their own pushes."""
+        return {
+            c.controller
+            for c in self.state.combatants.values()
+            if c.controller is not None and self.members.get(c.controller, ("", ""))[0] == PLAYER
+        }
+
+    def name_of(self, user_id: str | None) -> str:
+        if user_id is None:
+            return "GM"
+        return self.members.get(user_id, ("", "someone"))[1]
+
+
+def load_table(
+    battle_id: int,
+    battle: Battle | None = None,
+    *,
+    state: BattleState | None = None,
+    new_events: list[Event] | None = None,
+) -> Table | None:
+    """A battle ready to render.
+
+    From the database: the battle row (unless given), the latest ``LOG_WINDOW``
+    events, the members and token pictures (cached). After a write the
+    service passes what it holds: the row it locked and updated, the state
+    after the action and the events it appended; the log window then comes
+    from ``WINDOWS`` (this process's previous window plus the new events) and
+    nothing is read, unless another process wrote in between (the window's
+    version does not join on).
+    """
+    if battle is None:
+        battle = Battle.objects.select_related("map").filter(pk=battle_id).first()
+        if battle is None:
+            return None
+    rows = _window(battle, new_events)
+    if state is None:
+        state = BattleState.from_dict(battle.snapshot)
+    return Table(battle, state, rows, members_of(battle.campaign_id), faces_of(battle.campaign_id))
+
+
+def _window(battle: Battle, new_events: list[Event] | None) -> list[tuple[int, str, dict[str, Any]]]:
+    """The newest ``LOG_WINDOW`` events (newest first), read only when this process's copy is behind.
+
+    The copy is keyed by the battle's version, not its seq: after an undo on another process and a
+    new action, the seq can be back where this copy was taken with other events behind it.
+    """
+    seq, version = battle.seq, battle.version
+    cached = WINDOWS.get(battle.pk)
+    if cached is not None and cached[0] == version and cached[1] == seq:
+        return cached[2]
+    if new_events and cached is not None and cached[0] == version - 1 and cached[1] == seq - len(new_events):
+        first = seq - len(new_events) + 1
+        # The stored form (JSON): what a read of the rows would give.
+        fresh = [(first + i, e.type, json.loads(json.dumps(e.data))) for i, e in enumerate(new_events)]
+        rows = (fresh[::-1] + cached[2])[:LOG_WINDOW]
+    else:
+        rows = list(
+            BattleEvent.objects.filter(battle_id=battle.pk)
+            .order_by("-seq")
+            .values_list("seq", "type", "data")[:LOG_WINDOW]
+        )
+    WINDOWS[battle.pk] = (version, seq, rows)
+    return rows
+
+
+def members_of(campaign_id: int) -> dict[str, tuple[str, str]]:
+    """user id -> (role, username) of a campaign, cached briefly: every action of a table needs it.
+
+    Only names and who gets a per-user push depend on it; access is checked
+    on every request and socket against the database.
+    """
+    members = MEMBERS.get(campaign_id)
+    if members is None:
+        members = MEMBERS[campaign_id] = {
+            str(uid): (role, name)
+            for uid, role, name in Membership.objects.filter(campaign_id=campaign_id).values_list(
+                "user_id", "role", "user__username"
+            )
+        }
+    return members
+
+
+def faces_of(campaign_id: int) -> dict[int, str]:
+    """character id -> URL of its round token picture, cached like ``members_of``.
+
+    ``forget_faces`` drops the entry when a portrait changes in this process; other
+    processes show the new picture within the cache's 5 s.
+    """
+    faces: dict[int, str] | None = FACES.get(campaign_id)
+    if faces is not None:
+        return faces
+    faces = FACES[campaign_id] = {
+        pk: media_url(name)
+        for pk, name in Character.objects.filter(campaign_id=campaign_id)
+        .exclude(portrait_token="")
+        .values_list("pk", "portrait_token")
+    }
+    return faces
+
+
+def forget_faces(campaign_id: int) -> None:
+    FACES.pop(campaign_id, None)
+
+
+def battle_urls(battle_id: int) -> dict[str, str]:
+    """The battle's endpoints (reversing costs more than rendering a region: kept per battle)."""
+    urls: dict[str, str] | None = URLS.get(battle_id)
+    if urls is None:
+        urls = URLS[battle_id] = {
+            name: reverse(f"battle_{name}", args=[battle_id])
+            for name in ("act", "start", "undo", "add", "log")
+        }
+    return urls
