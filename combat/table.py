@@ -7,9 +7,9 @@ database on a page load, a reconnect or an HTMX reply; from what the service hol
 
 Caches (cachetools, per process; ``clear_caches`` empties them):
 
-- ``FRAGMENTS`` (LRU, 20,000 entries): the HTML of small pieces (a token, a
-  tracker row, a log entry, a GM row, the GM's forms) keyed by everything
-  they show, so a key always renders the same bytes on every process;
+- ``FRAGMENTS`` (LRU, 20,000 entries): the HTML of small pieces (a token, a tracker row, a log
+  entry, a GM row, the GM's forms) and of a viewer's own regions while they hold no form, keyed by
+  the whole context their template receives (``combat.presenters.render.fragment``);
 - ``MEMBERS`` (TTL 5 s, 10,000 campaigns): user id -> (role, name); only
   names and who gets a per-user push depend on it, access is checked
   elsewhere on every request and socket;
@@ -20,14 +20,15 @@ Caches (cachetools, per process; ``clear_caches`` empties them):
 - ``LOGS`` (LRU, 4,000 battle and class pairs): the described entries of a battle's log window
   (``combat.presenters.log``), so a change describes only its new events;
 - ``URLS`` (LRU, 10,000 battles) and ``TEMPLATES`` (LRU, 256): reversed
-  endpoints and compiled partials.
+  endpoints and compiled templates.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from cachetools import LRUCache, TTLCache
 from django.urls import reverse
@@ -41,6 +42,7 @@ from vtt.models import Character, Membership, media_url
 
 GM, PLAYER = "gm", "player"
 LOG_WINDOW = 30
+T = TypeVar("T")
 
 
 FRAGMENTS: LRUCache[Any, SafeString] = LRUCache(maxsize=20_000)
@@ -74,20 +76,29 @@ class Table:
     events: list[tuple[int, str, dict[str, Any]]]  # newest first
     members: dict[str, tuple[str, str]]  # user id -> (role, username)
     faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
-    _views: dict[Any, dict[str, Any]] = field(default_factory=dict)
-    _options: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    _opts_html: dict[Any, str] = field(default_factory=dict)
+    _memo: dict[Hashable, Any] = field(default_factory=dict)
 
     @property
     def hide_enemy_hp(self) -> bool:
         return bool(self.state.options.get("hide_enemy_hp", True))
 
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, computed once per change for ``key``: the viewers of one change share it."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        value: T = self._memo[key]
+        return value
+
     def view(self, role: str, user_id: str | None, only: frozenset[str] | None = None) -> dict[str, Any]:
         """What ``role``/``user_id`` sees (of the combatants ``only``, when given), computed once."""
-        key = (role, user_id, only)
-        if key not in self._views:
-            self._views[key] = view_for(self.state, Viewer(role=role, user_id=user_id), only)
-        return self._views[key]
+        return self.once(
+            ("view", role, user_id, only),
+            lambda: view_for(self.state, Viewer(role=role, user_id=user_id), only),
+        )
+
+    def class_view(self, vclass: str) -> dict[str, Any]:
+        """What a visibility class sees ("gm": everything; "pl": any player or observer)."""
+        return self.view(GM if vclass == "gm" else PLAYER, None)
 
     def controllers(self) -> set[str]:
         """Players (not GMs) who control a combatant: they get their own pushes."""

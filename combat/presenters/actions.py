@@ -1,4 +1,9 @@
-"""The action panel: the acting combatant's options, as forms shared by every viewer who acts for it."""
+"""The action panel: the acting combatant's options for the viewers who act for it, or why a viewer waits.
+
+The options are the engine's ``legal_actions``, made once per change; their forms are rendered once
+per change with token slots and shared by the GM and the acting player (``share_options``), each
+copy with fresh client tokens.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +15,50 @@ from combat.engine.actions import ActionOption
 from combat.engine.core import legal_actions
 from combat.engine.state import BattleState, Combatant
 from combat.presenters import render
+from combat.presenters.sheet import own_tokens
 from combat.table import Table
 from combat.templatetags.battle_tags import TOKEN_SLOT, fresh_token_values
 
 
-def options_for(table: Table, combatant: Any) -> list[dict[str, Any]]:
+def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
+    """Who this viewer acts for now (the GM for anyone, a player for their own combatant) and its
+    options; else what the panel says while they wait."""
+    state = table.state
+    current = state.current()
+    acting = None
+    options: list[dict[str, Any]] = []
+    if current is not None and state.pending is None and (is_gm or current.controller == user_id):
+        acting = current
+        options = options_for(table, current)
+    return {
+        "acting": acting,
+        "acting_mine": acting is not None and acting.controller == user_id,
+        "options": options,
+        "has_combatant": bool(own_tokens(table, user_id, is_gm)) or is_gm,
+        "current_name": current.name if current else "",
+    }
+
+
+def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:
+    """All the panel receives while it holds no form (cached by it); None while it does (a player
+    who acts, and the GM, whose panel may hold the start form)."""
+    if ctx["acting"] is not None or ctx["is_gm"]:
+        return None
+    return {
+        "acting": None,
+        "phase": ctx["phase"],
+        "has_combatant": ctx["has_combatant"],
+        "current_name": ctx["current_name"],
+        "is_gm": False,
+    }
+
+
+def options_for(table: Table, combatant: Combatant) -> list[dict[str, Any]]:
     """The acting combatant's options, computed once per change (the GM's and its player's panels show the same)."""
-    options = table._options.get(combatant.id)
-    if options is None:
-        options = table._options[combatant.id] = [
-            option_dict(o, table.state, combatant) for o in legal_actions(table.state, combatant.id)
-        ]
+    options: list[dict[str, Any]] = table.once(
+        ("options", combatant.id),
+        lambda: [option_dict(o, table.state, combatant) for o in legal_actions(table.state, combatant.id)],
+    )
     return options
 
 
@@ -69,15 +107,23 @@ def share_options(table: Table, ctx: dict[str, Any]) -> None:
     """The acting combatant's option forms, rendered once per change for every viewer who acts for it.
 
     The GM's action panel and the acting player's show the same forms (same options, actor and
-    seq); they are rendered once with token slots, and each viewer's copy gets fresh tokens.
+    seq); they are rendered once with token slots, and each viewer's copy gets fresh tokens. Not a
+    cache across changes: a change's forms carry its seq.
     """
     acting = ctx.get("acting")
     if acting is None:
         return
-    key = (acting.id, ctx["seq"], ctx.get("csrf_token"))
-    html = table._opts_html.get(key)
-    if html is None:
-        html = table._opts_html[key] = render.render_one(
-            render.ACTION_OPTS, {**ctx, "client_token_slot": True}
-        )
+    forms = {
+        "options": ctx["options"],
+        "acting": acting,
+        "urls": ctx["urls"],
+        "seq": ctx["seq"],
+        "width": ctx["width"],
+        "height": ctx["height"],
+        "csrf_token": ctx.get("csrf_token"),
+        "client_token_slot": True,
+    }
+    html = table.once(
+        ("forms", acting.id, forms["csrf_token"]), lambda: render.render_one(render.ACTION_OPTS, forms)
+    )
     ctx["opts_html"] = mark_safe(fresh_tokens(html))  # noqa: S308 - our template's output

@@ -5,6 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from combat.models import Battle
+from combat.presenters.render import joined
+from combat.table import Table
+
+
+def context(table: Table, tokens: list[dict[str, Any]], board_kind: str) -> dict[str, Any]:
+    """What the board shows besides the frame (``tokens``: ``tokens_of`` the viewer's class): the
+    tokens on a grid (joined once) or in the rows of a rows board, the blocked squares, the map."""
+    state = table.state
+    placed = [t["html"] for t in tokens if t["pos"] is not None and t["alive"]]
+    return {
+        "placed_html": joined(placed),
+        "rows_board": rows_board(tokens) if board_kind == "rows" else None,
+        "blocked": [list(b) for b in state.blocked],
+        "map": map_context(table.battle, state.width, state.height),
+    }
 
 
 def map_context(battle: Battle, width: int, height: int) -> dict[str, Any] | None:

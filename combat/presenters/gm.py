@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.safestring import mark_safe
-
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
 from combat.engine.state import BattleState
-from combat.presenters.render import GM_ROW, TEMPLATE, fragment
+from combat.presenters.render import GM_OVERRIDES, GM_ROW, fragment, joined
 from combat.table import Table, battle_urls
 
 GM_QUICK = (("gm.skip_turn", "Skip this turn"),)
@@ -25,8 +23,8 @@ GM_FORMS = (
 )
 
 
-def gm_context(table: Table) -> dict[str, Any]:
-    """The GM panel: exact values of every combatant, and the override forms (cached by what they list)."""
+def context(table: Table) -> dict[str, Any]:
+    """The GM panel: exact values of every combatant (a row each), the quick actions, the override forms."""
     state = table.state
     statuses: set[str] = set()
     resources: set[str] = set()
@@ -34,9 +32,8 @@ def gm_context(table: Table) -> dict[str, Any]:
         statuses.update(c.statuses)
         resources.update(c.resources)
     ruleset = get_ruleset(state.ruleset)
-    rows = []
-    for cid, c in state.combatants.items():
-        row: dict[str, Any] = {
+    rows = [
+        {
             "id": cid,
             "name": c.name,
             "hp": c.hp,
@@ -46,42 +43,27 @@ def gm_context(table: Table) -> dict[str, Any]:
             "statuses": sorted(c.statuses),
             "side": c.side,
         }
-        key = (
-            cid,
-            c.name,
-            c.hp,
-            c.max_hp,
-            tuple(c.pos) if c.pos else None,
-            c.row,
-            tuple(row["statuses"]),
-            c.side,
-            ruleset.board,
-        )
-        row["row_html"] = fragment(GM_ROW, key, {"c": row, "board_kind": ruleset.board})
-        rows.append(row)
-    ctx: dict[str, Any] = {
-        "all_combatants": rows,
-        "gm_rows_html": mark_safe("".join(r["row_html"] for r in rows)),  # noqa: S308 - our fragments
-        "known_statuses": sorted(statuses | (ruleset.status_keys(state) or set())),
-        "status_choices": status_choices(ruleset, state, statuses),
-        "known_resources": sorted(resources),
-        "gm_quick": GM_QUICK,
+        for cid, c in state.combatants.items()
+    ]
+    urls = battle_urls(table.battle.pk)
+    # All the override forms show (they hold no client token: the page fills it when one is sent).
+    forms = {
         "gm_forms": GM_FORMS,
-        "urls": battle_urls(table.battle.pk),
+        "all_combatants": [{"id": r["id"], "name": r["name"]} for r in rows],
+        "status_choices": status_choices(ruleset, state, statuses),
+        "known_statuses": sorted(statuses | (ruleset.status_keys(state) or set())),
+        "known_resources": sorted(resources),
+        "urls": urls,
         "width": state.width,
         "height": state.height,
+        "csrf_token": None,  # pushed and shared: htmx sends the page's token in a header
     }
-    forms_key = (
-        table.battle.pk,
-        tuple((c["id"], c["name"]) for c in ctx["all_combatants"]),
-        state.width,
-        state.height,
-        tuple(ctx["known_statuses"]),
-        tuple(ctx["known_resources"]),
-        tuple(ctx["status_choices"]),
-    )
-    ctx["gm_forms_html"] = fragment(f"{TEMPLATE}#gm_forms", forms_key, ctx)
-    return ctx
+    return {
+        "all_combatants": rows,
+        "gm_rows_html": joined([fragment(GM_ROW, {"c": r, "board_kind": ruleset.board}) for r in rows]),
+        "gm_quick": GM_QUICK,
+        "gm_forms_html": fragment(GM_OVERRIDES, forms),
+    }
 
 
 def status_choices(ruleset: type[Ruleset], state: BattleState, present: set[str]) -> list[tuple[str, str]]:

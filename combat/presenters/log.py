@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.engine.core import Viewer
 from combat.engine.log import describe
-from combat.engine.view import filter_event
-from combat.presenters.render import LOG_ENTRY, fragment
-from combat.table import LOGS
+from combat.engine.view import filter_event, hidden_ids
+from combat.presenters.render import LOG_ENTRY, fragment, joined
+from combat.table import GM, LOG_WINDOW, LOGS, PLAYER, Table
 
 
 def log_entries(
@@ -32,8 +33,7 @@ def log_entries(
             if not e["text"] and not e["rolls"]:
                 e = None
             else:
-                key = (seq, e["text"], tuple(tuple(r.values()) for r in e["rolls"]))
-                e["html"] = fragment(LOG_ENTRY, key, {"e": e})
+                e["html"] = fragment(LOG_ENTRY, {"e": e})
         kept[id(data)] = (data, e)
         if e is not None:
             out.append(e)
@@ -56,3 +56,16 @@ def log_memo(
     if cached is None or cached[0] != names or cached[1] != hidden:
         cached = LOGS[(battle_id, vclass)] = (dict(names), frozenset(hidden), {})
     return cached[2]
+
+
+def context(table: Table, vclass: str) -> dict[str, Any]:
+    """The log window's entries as one visibility class may read them, and where older ones start."""
+    state = table.state
+    names = {cid: c.name for cid, c in state.combatants.items()}
+    hidden = hidden_ids(state, Viewer(role=GM if vclass == "gm" else PLAYER))
+    entries = log_entries(table.events, names, hidden, log_memo(table.battle.pk, vclass, names, hidden))
+    return {
+        "log_html": joined([e["html"] for e in entries]),
+        "log_more": len(table.events) == LOG_WINDOW and table.events[-1][0] > 1,
+        "log_oldest": table.events[-1][0] if table.events else 0,
+    }

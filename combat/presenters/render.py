@@ -1,13 +1,27 @@
-"""Rendering the battle's regions and pieces: the one place that picks a template engine.
+"""Rendering the battle's regions and pieces: the one place that picks a template engine and caches HTML.
 
-The page and its regions are Django templates (``combat/battle.html`` and its named partials); the
-small pieces rendered anew on every change that alters them (a token, a tracker row, a GM row, a log
-entry, the acting combatant's option forms) are Jinja2 templates (``templates/jinja2/combat/``,
-``combat.jinja``), given to the regions as rendered HTML.
+Two engines, each where a figure put it. The page and its regions are Django templates
+(``combat/battle.html`` and its named partials: ``{% partialdef board inline %}``...), so the page
+extends the site's base and its partials serve the first render, the HTMX replies and the pushes
+alike. The small pieces rendered anew on every change that alters them (``PIECES``: a token, a
+tracker row, a GM row, the GM's override forms, a log entry, the acting combatant's option forms)
+are Jinja2 templates
+(``templates/jinja2/combat/``, ``combat.jinja``) with the same markup, given to the regions as
+rendered HTML: the option forms render in 0.22 ms instead of 0.55-0.84 ms with Django's engine, and
+``bench/request.py`` measured the push's render 2.36/2.32/2.54 -> 2.15/2.27/2.15 ms (paired runs;
+README, Performance, round 5). The regions in Jinja2 too measured nothing (2.24/2.46/2.47 against
+2.34/2.37/2.39 ms), so they stayed Django's.
+
+A cached piece (``fragment``) is keyed by its template and the whole context it receives
+(``freeze``): a key always stands for the bytes a render of that context gives, on every process,
+and nothing lists beside a template what it shows. A caller hands a piece exactly what its template
+reads (small contexts hit more often); a region or piece that holds a form is never cached, since
+each form carries a fresh client token.
 """
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
 from django.template import Context, engines
@@ -18,28 +32,44 @@ from combat.table import FRAGMENTS, TEMPLATES
 
 TEMPLATE = "combat/battle.html"
 # The pieces rendered on every change that alters them, as Jinja2 templates (``combat.jinja``).
-TOKEN, TRACKER_ROW, GM_ROW, LOG_ENTRY, ACTION_OPTS = (
-    f"combat/{name}.html" for name in ("token", "tracker_row", "gm_row", "log_entry", "action_opts")
+TOKEN, TRACKER_ROW, GM_ROW, GM_OVERRIDES, LOG_ENTRY, ACTION_OPTS = (
+    f"combat/{name}.html"
+    for name in ("token", "tracker_row", "gm_row", "gm_forms", "log_entry", "action_opts")
 )
-JINJA = frozenset({TOKEN, TRACKER_ROW, GM_ROW, LOG_ENTRY, ACTION_OPTS})
-# The regions a viewer's own push carries (cached when they hold no form, see ``_own_region_key``).
-USER_REGIONS = ("actions", "prompt", "sheet")
+PIECES = frozenset({TOKEN, TRACKER_ROW, GM_ROW, GM_OVERRIDES, LOG_ENTRY, ACTION_OPTS})
 
 
-def fragment(template: str, key: Any, ctx: dict[str, Any]) -> SafeString:
-    """The HTML of a small piece, rendered once per key (the key is everything the piece shows)."""
-    full_key = (template, key)
-    html: SafeString | None = FRAGMENTS.get(full_key)
+def freeze(ctx: dict[str, Any]) -> bytes:
+    """A context as a cache key: equal keys render equal bytes.
+
+    The context's ``marshal`` form (format 2: no back-references, so equal values give equal bytes):
+    exact types, so a bool, a float or a tuple stays apart from the int or list it equals
+    (``True == 1``, but renders "True"), and dicts keep their order. Anything else (a string marked
+    safe, an object) is refused with ValueError: such a context is rendered, never cached. About a
+    third of the time of walking the context in Python.
+    """
+    return marshal.dumps(ctx, 2)
+
+
+def fragment(template: str, ctx: dict[str, Any]) -> SafeString:
+    """The HTML of ``template`` given ``ctx``, rendered once per context (``freeze``)."""
+    key = (template, freeze(ctx))
+    html: SafeString | None = FRAGMENTS.get(key)
     if html is None:
-        html = FRAGMENTS[full_key] = mark_safe(render_one(template, ctx))  # noqa: S308 - our template
+        html = FRAGMENTS[key] = mark_safe(render_one(template, ctx))  # noqa: S308 - our template
     return html
 
 
+def joined(pieces: list[SafeString]) -> SafeString:
+    """Rendered pieces as one value a region inserts (a template loop costs a node per piece)."""
+    return mark_safe("".join(pieces))  # noqa: S308 - our fragments
+
+
 def _template(name: str) -> Any:
-    """A Jinja2 piece (``JINJA``), a template ("combat/x.html") or a partial of the battle page ("board")."""
+    """A Jinja2 piece (``PIECES``), a template ("combat/x.html") or a partial of the battle page ("board")."""
     tpl = TEMPLATES.get(name)
     if tpl is None:
-        if name in JINJA:
+        if name in PIECES:
             tpl = TEMPLATES[name] = engines["jinja2"].env.get_template(name)  # type: ignore[attr-defined]
         else:
             tpl = TEMPLATES[name] = get_template(
@@ -57,61 +87,24 @@ def render_one(name: str, ctx: dict[str, Any]) -> str:
     Jinja2 pieces render numbers as ``str(n)`` anyway.
     """
     tpl = _template(name)
-    if name in JINJA:
+    if name in PIECES:
         out: str = tpl.render(ctx)
         return out
     html: str = tpl.template.render(Context(ctx, autoescape=tpl.backend.engine.autoescape, use_l10n=False))
     return html
 
 
+def render_region(region: str, ctx: dict[str, Any], resting: dict[str, Any] | None = None) -> str:
+    """A region of the battle page; from the cache when it is ``resting``: the whole context it
+    receives when it holds no form (see ``combat.presenters.OWN_REGIONS``)."""
+    if resting is None:
+        return render_one(region, ctx)
+    try:
+        return fragment(f"{TEMPLATE}#{region}", resting)
+    except ValueError:  # a value no key holds (a sheet may keep anything): render it
+        return render_one(region, resting)
+
+
 def render_regions(regions: tuple[str, ...], ctx: dict[str, Any]) -> str:
     """Concatenated regions; each is one element with an id, swapped out of band."""
     return "".join(render_one(region, ctx) for region in regions)
-
-
-def _own_region_key(region: str, ctx: dict[str, Any]) -> Any:
-    """What a viewer's own region shows, as a cache key; None when it must render (it holds a form).
-
-    Forms carry the battle's seq and a fresh client token, so an action panel with options and a
-    prompt with a question always render. Everything else a player's own regions show is in the key
-    (``tests/engine/test_push_renders.py`` renders both ways in random battles and compares): most
-    changes are someone else's turn, and a waiting player's panel, empty prompt and unchanged sheet
-    are then cache hits instead of three renders.
-    """
-    if region == "actions":
-        if ctx["acting"] is not None or ctx["is_gm"]:
-            return None
-        return (ctx["phase"], bool(ctx["has_combatant"]), ctx["current_name"])
-    if region == "prompt":
-        return None if ctx["prompt"] is not None else ()
-    if region == "sheet":
-        return (
-            tuple((n["seq"], n["text"]) for n in ctx["notices"]),
-            tuple(
-                (
-                    t["name"],
-                    t["hp"],
-                    t["max_hp"],
-                    tuple(t["resources"].items()),
-                    tuple(t.get("stats") or ()),
-                    tuple((s["name"], s["power"], s["duration"]) for s in t["statuses"]),
-                )
-                for t in ctx["own"]
-            ),
-        )
-    return None
-
-
-def render_own(regions: tuple[str, ...], ctx: dict[str, Any]) -> str:
-    """Like ``render_regions``, with a viewer's own regions taken from the cache when they hold no form."""
-    out = []
-    for region in regions:
-        key = _own_region_key(region, ctx) if region in USER_REGIONS else None
-        if key is None:
-            out.append(render_one(region, ctx))
-            continue
-        try:
-            out.append(fragment(f"{TEMPLATE}#{region}", key, ctx))
-        except TypeError:  # a value of the key cannot be hashed (a list in a sheet): render it
-            out.append(render_one(region, ctx))
-    return "".join(out)

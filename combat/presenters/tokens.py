@@ -1,7 +1,9 @@
-"""The tokens of a battle as a viewer sees them: on the board, in the tracker, on a player's sheet.
+"""The tokens of a battle as a visibility class sees them: the board's tokens and the tracker's rows.
 
-Each token carries its rendered pieces: ``html`` (the board's token) and ``row_html`` (the tracker's
-row), cached by what they show.
+``token_of`` turns one combatant of a view (``view_for``) into the values every region reads of it;
+``tokens_of`` adds each token's two pieces, rendered from exactly what their templates show: ``html``
+(the board's token, ``combat/token.html``) and ``row_html`` (the tracker's row,
+``combat/tracker_row.html``).
 """
 
 from __future__ import annotations
@@ -43,101 +45,103 @@ def _initials(name: str) -> str:
     return (words[0][0] + (last if last.isdigit() else last[0])).upper()[:3]
 
 
-def tokens_of(
-    table: Table, view: dict[str, Any], viewer_id: str | None, only: set[str] | None = None
-) -> list[dict[str, Any]]:
+def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
+    """Combatant ``cid`` as a view shows it (``c``: its entry in ``view_for``), in values only.
+
+    ``on_board``: all the board's token shows; ``in_tracker``: all the tracker's row shows.
+    """
     state = table.state
     current = state.current()
     pending = state.pending
-    tokens = []
-    for cid, c in view.get("combatants", {}).items():
-        if only is not None and cid not in only:
-            continue
-        hp, max_hp = c.get("hp"), c.get("max_hp")
-        ratio = c.get("hp_ratio")
-        pct = round(100 * ratio) if isinstance(ratio, int | float) else None
-        if pct is not None:
-            pct = max(0, min(100, pct))
-        # Who controls a token is table knowledge (the tracker shows it), not a secret.
-        real = state.combatants.get(cid)
-        controller = real.controller if real is not None else None
-        face = table.faces.get(real.character_id) if real is not None and real.character_id else None
-        statuses = [
-            {"name": name, "power": s.get("power"), "duration": s.get("duration")}
-            for name, s in (c.get("statuses") or {}).items()
-        ]
-        name = c.get("name", cid)
-        acting = current is not None and current.id == cid
-        reacting = pending is not None and pending.combatant == cid
-        pos = c.get("pos")
-        health = HEALTH_WORDS.get(c.get("hp_bucket") or "", "")
-        if c.get("ko") and health != "down":
-            health = "knocked out"
-        # "Goblin 2, enemy, wounded, at C4": who, which side, how hurt, where (colour is never the only sign).
-        label = f"{name}, {c.get('side', 'party')}"
-        if health:
-            label += f", {health}"
-        if hp is not None:
-            label += f", HP {hp} of {max_hp}"
-        if pos:
-            label += f", at {square_name(pos[0], pos[1])}"
-        label += "".join(f", {s['name']}" for s in statuses) + (", acting now" if acting else "")
-        token = {
+    hp, max_hp = c.get("hp"), c.get("max_hp")
+    ratio = c.get("hp_ratio")
+    pct = round(100 * ratio) if isinstance(ratio, int | float) else None
+    if pct is not None:
+        pct = max(0, min(100, pct))
+    # Who controls a token is table knowledge (the tracker shows it), not a secret.
+    real = state.combatants.get(cid)
+    controller = real.controller if real is not None else None
+    face = table.faces.get(real.character_id) if real is not None and real.character_id else None
+    statuses = [
+        {"name": name, "power": s.get("power"), "duration": s.get("duration")}
+        for name, s in (c.get("statuses") or {}).items()
+    ]
+    name = c.get("name", cid)
+    side = c.get("side", "party")
+    acting = current is not None and current.id == cid
+    reacting = pending is not None and pending.combatant == cid
+    pos = c.get("pos")
+    health = HEALTH_WORDS.get(c.get("hp_bucket") or "", "")
+    if c.get("ko") and health != "down":
+        health = "knocked out"
+    # "Goblin 2, enemy, wounded, at C4": who, which side, how hurt, where (colour is never the only sign).
+    label = f"{name}, {side}"
+    if health:
+        label += f", {health}"
+    if hp is not None:
+        label += f", HP {hp} of {max_hp}"
+    if pos:
+        label += f", at {square_name(pos[0], pos[1])}"
+    label += "".join(f", {s['name']}" for s in statuses) + (", acting now" if acting else "")
+    alive, ko = c.get("alive", True), c.get("ko", False)
+    return {
+        "id": cid,
+        "name": name,
+        "side": side,
+        "controller": controller,
+        "controller_name": table.name_of(controller),
+        "hp": hp,
+        "max_hp": max_hp,
+        "pos": pos,
+        "row": c.get("row"),
+        "statuses": statuses,
+        "alive": alive,
+        "ko": ko,
+        "resources": c.get("resources") or {},
+        "on_board": {
             "id": cid,
             "name": name,
             "initials": _initials(name),
-            "side": c.get("side", "party"),
-            "kind": c.get("kind", "pc"),
-            "controller": controller,
-            "controller_name": table.name_of(controller),
-            "hp": hp,
-            "max_hp": max_hp,
-            "pct": pct,
+            "side": side,
+            "classes": (" acting" if acting else "")
+            + (" reacting" if reacting else "")
+            + (" ko" if ko else ""),
+            "health": c.get("hp_bucket") or "",
+            "face": face,
             "pos": pos,
             "col": pos[0] + 1 if pos else None,
             "line": pos[1] + 1 if pos else None,
-            "row": c.get("row"),
-            "statuses": statuses,
-            "badges": [s["name"][:2] for s in statuses],
-            "alive": c.get("alive", True),
-            "ko": c.get("ko", False),
-            "acting": acting,
-            "reacting": reacting,
-            "classes": (" acting" if acting else "")
-            + (" reacting" if reacting else "")
-            + (" ko" if c.get("ko") else ""),
-            "label": label,
-            "face": face,
-            "health": c.get("hp_bucket") or "",
             "square": square_name(pos[0], pos[1]) if pos else "",
-            "mine": viewer_id is not None and controller == viewer_id,
-            "resources": c.get("resources") or {},
-        }
-        key = (
-            cid,
-            name,
-            token["side"],
-            token["classes"],
-            token["col"],
-            token["line"],
-            controller,
-            label,
-            pct,
-            tuple(token["badges"]),
-            face,
-            token["health"],
-        )
-        token["html"] = fragment(TOKEN, key, {"t": token})
-        row_key = (
-            cid,
-            name,
-            token["side"],
-            acting,
-            token["alive"],
-            token["ko"],
-            controller,
-            token["controller_name"],
-        )
-        token["row_html"] = fragment(TRACKER_ROW, row_key, {"t": token})
-        tokens.append(token)
+            "controller": controller,
+            "label": label,
+            "pct": pct,
+            "badges": [s["name"] for s in statuses],
+        },
+        "in_tracker": {
+            "id": cid,
+            "name": name,
+            "side": side,
+            "acting": acting,
+            "alive": alive,
+            "ko": ko,
+            "controller": controller,
+            "controller_name": table.name_of(controller),
+        },
+    }
+
+
+def tokens_of(table: Table, vclass: str) -> list[dict[str, Any]]:
+    """Every combatant a visibility class sees, as ``token_of`` with its two pieces rendered
+    (``html``: the board's token, ``row_html``: the tracker's row); computed once per change."""
+
+    def make() -> list[dict[str, Any]]:
+        tokens = []
+        for cid, c in table.class_view(vclass).get("combatants", {}).items():
+            t = token_of(table, cid, c)
+            t["html"] = fragment(TOKEN, {"t": t["on_board"]})
+            t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"]})
+            tokens.append(t)
+        return tokens
+
+    tokens: list[dict[str, Any]] = table.once(("tokens", vclass), make)
     return tokens

@@ -12,7 +12,7 @@ from combat.engine.rulesets import RULESETS
 from combat.models import Battle
 from combat.presenters import log as log_presenter
 from combat.presenters.actions import share_options
-from combat.presenters.render import USER_REGIONS, render_regions
+from combat.presenters.render import render_regions
 from combat.table import GM, LOG_WINDOW, PLAYER, Table, clear_caches
 from tests.engine.properties import random_battle
 
@@ -51,7 +51,7 @@ def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render
         for uid, html in fast["users"].items():
             ctx = {**pl, **presenters.user_context(fresh, uid, False)}
             share_options(fresh, ctx)  # the forms, rendered anew (``fresh`` has its own memo)
-            assert same(html) == same(render_regions(USER_REGIONS, ctx)), f"{uid} after event {n}"
+            assert same(html) == same(render_regions(presenters.USER_REGIONS, ctx)), f"{uid} after event {n}"
             if ctx["acting"] is not None and ctx["options"]:
                 acted += 1
                 # The GM's copy and the player's copy of the same forms never share a token.
@@ -94,3 +94,35 @@ def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_desc
                     hits += 1
                 seen[vclass] = (names, hidden)
     assert hits > len(first)  # most changes keep the names and the hidden combatants
+
+
+@pytest.mark.parametrize("key", sorted(RULESETS))
+def test_every_cached_piece_is_rendered_from_all_its_template_reads(key, monkeypatch):
+    """A piece is cached by the whole context it receives (``render.fragment``): each context holds
+    every value its template reads (rendered with Jinja2's StrictUndefined, a missing one raises)."""
+    import jinja2
+    from django.template import engines
+
+    from combat.presenters import render
+
+    strict = engines["jinja2"].env.overlay(undefined=jinja2.StrictUndefined)
+    pieces: list[tuple[str, dict]] = []
+    real_render_one = render.render_one
+
+    def recording(name: str, ctx: dict) -> str:
+        if name in render.PIECES:
+            pieces.append((name, ctx))
+        return real_render_one(name, ctx)
+
+    monkeypatch.setattr(render, "render_one", recording)
+    clear_caches()
+    log = random_battle(key, seed=3, steps=60)
+    seen: set[str] = set()
+    for n in range(2, len(log) + 1, max(1, len(log) // 15)):
+        table = table_at(log, n)
+        presenters.class_regions(table)
+        for name, ctx in pieces:
+            assert same(strict.get_template(name).render(ctx)) == same(real_render_one(name, ctx)), name
+            seen.add(name)
+        pieces.clear()
+    assert seen == render.PIECES  # every piece was rendered (and checked) at least once

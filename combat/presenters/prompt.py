@@ -1,0 +1,20 @@
+"""The prompt region: a reaction window's question, for the one who answers it (or the GM)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combat.table import Table
+
+
+def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
+    """The open question this viewer answers, if any, and whose it is."""
+    pending = table.state.pending
+    prompt = pending if pending is not None and (is_gm or pending.controller == user_id) else None
+    who = table.state.combatants.get(prompt.combatant) if prompt is not None else None
+    return {"prompt": prompt, "prompt_who": who.name if who is not None else ""}
+
+
+def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:
+    """All the prompt receives while it asks nothing (cached by it); None while it holds a question."""
+    return None if ctx["prompt"] is not None else {"prompt": None}

@@ -1,0 +1,29 @@
+"""The tracker region: the round, who acts and who must answer, the turn order, who is at the table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combat.presenters.render import joined
+from combat.table import GM, Table
+
+
+def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str, Any]:
+    """What the tracker shows besides the frame (``tokens``: ``tokens_of`` the viewer's class)."""
+    state = table.state
+    by_id = {t["id"]: t for t in tokens}
+    order = [by_id[cid] for cid in state.order if cid in by_id]
+    waiting = [t for t in tokens if t["id"] not in state.order]
+    current = state.current()
+    pending = state.pending
+    at_table = {t["controller"] for t in tokens if t["controller"]}
+    at_table |= {uid for uid, (role, _) in table.members.items() if role == GM}
+    return {
+        "order_html": joined([t["row_html"] for t in (*order, *waiting)]),
+        "current": by_id.get(current.id) if current else None,
+        # What a non-addressee may know of a reaction window: who decides and why, not the question.
+        "pending": table.class_view(vclass).get("pending"),
+        "pending_for": table.name_of(pending.controller) if pending else "",
+        "result": state.result,
+        "presence_users": [(uid, table.name_of(uid)) for uid in sorted(at_table)],
+    }
