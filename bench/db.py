@@ -47,18 +47,18 @@ from combat.engine.core import resolve  # noqa: E402
 from combat.engine.dice import Dice  # noqa: E402
 from combat.engine.rulesets.luck.content import HEROES, MONSTERS  # noqa: E402
 from combat.models import Battle  # noqa: E402
-from vtt.models import Campaign, Character, Membership  # noqa: E402
+from vtt.models import Campaign, Character, Membership, Role  # noqa: E402
 
 
 def cast():
     User = get_user_model()
     gm = User.objects.create_user("bench-gm")
     campaign = Campaign.objects.create(name="Bench", ruleset="luck", owner=gm)
-    Membership.objects.create(campaign=campaign, user=gm, role="gm")
+    Membership.objects.create(campaign=campaign, user=gm, role=Role.GM)
     players = {}
     for i, (name, sheet) in enumerate(HEROES.items()):
         user = User.objects.create_user(f"bench-p{i}")
-        Membership.objects.create(campaign=campaign, user=user, role="player")
+        Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
         players[str(user.pk)] = user
         Character.objects.create(campaign=campaign, owner=user, name=name, sheet=sheet)
     return gm, campaign, players

@@ -141,7 +141,7 @@ def _setup(battles: int, clients: int, observers: int) -> dict:
 
     from combat import services
     from combat.engine.rulesets.luck.content import HEROES, MONSTERS
-    from vtt.models import Campaign, Character, Membership
+    from vtt.models import Campaign, Character, Membership, Role
 
     User = get_user_model()
     Campaign.objects.filter(name=PREFIX).delete()
@@ -153,12 +153,14 @@ def _setup(battles: int, clients: int, observers: int) -> dict:
         watcher.set_unusable_password()
     watchers = User.objects.bulk_create(watchers)
     campaign = Campaign.objects.create(name=PREFIX, ruleset="luck", owner=gm, options={"hide_enemy_hp": True})
-    Membership.objects.create(campaign=campaign, user=gm, role="gm")
-    Membership.objects.bulk_create([Membership(campaign=campaign, user=w, role="observer") for w in watchers])
+    Membership.objects.create(campaign=campaign, user=gm, role=Role.GM)
+    Membership.objects.bulk_create(
+        [Membership(campaign=campaign, user=w, role=Role.OBSERVER) for w in watchers]
+    )
     heroes = list(HEROES.values())
     pcs = []
     for i, p in enumerate(players):
-        Membership.objects.create(campaign=campaign, user=p, role="player")
+        Membership.objects.create(campaign=campaign, user=p, role=Role.PLAYER)
         pcs.append(
             Character.objects.create(
                 campaign=campaign, owner=p, name=f"Hero {i + 1}", sheet=dict(heroes[i % len(heroes)], hp=9999)

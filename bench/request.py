@@ -65,7 +65,8 @@ def main() -> None:
 
     from bench.live import session_for
     from combat import live, presenters
-    from combat.table import GM, Table, load_table
+    from combat.table import Table, load_table
+    from vtt.models import Role
 
     users = get_user_model().objects.filter(username__in=[setup["gm"], *setup["players"]])
     clients = {}
@@ -79,7 +80,7 @@ def main() -> None:
     bid, owner = battle["id"], battle["owner"]
     table = load_table(bid)
     assert table is not None
-    frame = {"gm": presenters.regions_for(table, GM, None), "seq": table.battle.seq}
+    frame = {"gm": presenters.regions_for(table, Role.GM, None), "seq": table.battle.seq}
 
     async def record(group: str, message: dict) -> None:
         frame.update(gm=message["gm"], seq=message["seq"])

@@ -50,8 +50,8 @@ from django.utils.crypto import constant_time_compare
 from combat import fanout, live, presenters, sockets
 from combat.engine.actions import loads_bounded
 from combat.models import Battle
-from combat.table import GM, load_table, vclass_of
-from vtt.models import Membership
+from combat.table import load_table, vclass_of
+from vtt.models import Membership, Role
 
 MAX_MESSAGE = 2048
 SYNC_EVERY = 0.25  # seconds between two full renders asked by one socket
@@ -161,7 +161,7 @@ def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, int, str] | No
     table = load_table(battle_id)
     if table is None:
         return None
-    html = presenters.regions_for(table, role, None if role == GM else user_id)
+    html = presenters.regions_for(table, role, None if role == Role.GM else user_id)
     return table.battle.seq, table.battle.version, html
 
 
@@ -363,7 +363,7 @@ class BattleConsumer(sockets.PushConsumer):
             seq, version, html = fresh
             if version < self.shown:
                 return  # a newer push already went out: this render shows an older table
-            if role_changed and self.role != GM:
+            if role_changed and self.role != Role.GM:
                 html += EMPTY_GM_PANEL
             behind = type(seen) is not int or seen != seq or message.get("version") not in (None, version)
             if message.get("reconnect") is True or behind:

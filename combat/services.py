@@ -39,7 +39,7 @@ from combat.engine.rulesets import UnknownRuleset, get_ruleset
 from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
 from vtt.homebrew import battle_content
-from vtt.models import Campaign, Membership
+from vtt.models import Campaign, Membership, Role
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -50,7 +50,6 @@ log = logging.getLogger(__name__)
 # two threads resolving at once (two battles under a threaded server) would mix
 # their dice. Resolution takes microseconds; serialise it within the process.
 
-GM, PLAYER, OBSERVER = "gm", "player", "observer"
 MAX_BOARD = 100
 MAX_TOKEN = 64
 
@@ -89,7 +88,7 @@ class Result:
 
 
 def role_of(user: Any, campaign_id: int) -> str | None:
-    """The user's role in a campaign ("gm", "player", "observer") or None."""
+    """The user's role in a campaign (a ``Role``) or None."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     return (
@@ -417,7 +416,7 @@ def _run(
             return _refused(NOT_MEMBER, battle, code=RefusalCode.NOT_YOURS)
         if battle.imported:
             return _refused(ARCHIVED, battle, code=RefusalCode.NOT_ALLOWED)
-        if role == OBSERVER:
+        if role == Role.OBSERVER:
             return _refused("Observers watch; they cannot act.", battle, code=RefusalCode.NOT_YOURS)
         if token is not None and _seen(battle, user, token):
             return _duplicate(battle, user, token)
@@ -449,7 +448,7 @@ def _forbidden(reason: str) -> Refusal:
 
 def _check_play(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
     """Players act for their own combatants, by turn and answer actions; the GM for anyone."""
-    if role == GM:
+    if role == Role.GM:
         return None
     if action.kind.startswith(("gm.", "setup.")):
         return _forbidden(GM_ONLY)
@@ -473,13 +472,13 @@ def _gm_only(pending: Any) -> bool:
 
 
 def _check_gm(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
-    return None if role == GM else _forbidden(GM_ONLY)
+    return None if role == Role.GM else _forbidden(GM_ONLY)
 
 
 def _check_override(
     role: str, battle: Battle, state: BattleState, action: Action, user: Any
 ) -> Refusal | None:
-    if role != GM:
+    if role != Role.GM:
         return _forbidden(GM_ONLY)
     return (
         None
@@ -539,7 +538,7 @@ def create_battle(
     if seed is None:
         seed = secrets.randbits(48)
     with _writing():
-        if role_of(user, campaign_id) != GM:
+        if role_of(user, campaign_id) != Role.GM:
             return _refused(GM_ONLY, code=RefusalCode.NOT_YOURS)
         if content is None:
             content = battle_content(campaign_id) or None
@@ -624,7 +623,7 @@ def add_combatant(
         payload["row"] = row
 
     def check(role: str, battle: Battle, state: BattleState, action: Action, user: Any) -> Refusal | None:
-        if role != GM:
+        if role != Role.GM:
             return _forbidden(GM_ONLY)
         if character_campaign is not None and character_campaign != battle.campaign_id:
             return Refusal("That character belongs to another campaign.", RefusalCode.BAD_INPUT)
@@ -673,7 +672,7 @@ def answer_decision(
         pending = state.pending
         # The engine records who answered: the GM answers for others with no actor.
         actor = None
-        if pending is not None and not _gm_only(pending) and (role != GM or pending.controller is None):
+        if pending is not None and not _gm_only(pending) and (role != Role.GM or pending.controller is None):
             actor = pending.combatant
         return {"kind": "answer", "actor": actor, "params": {"decision": decision_id, "choice": choice}}
 
@@ -708,7 +707,7 @@ def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
         battle = _lock(battle_id, user)
         if battle is None:
             return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
-        if battle.role != GM:
+        if battle.role != Role.GM:
             return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
         if battle.imported:
             return _refused(ARCHIVED, battle, code=RefusalCode.NOT_ALLOWED)

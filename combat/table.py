@@ -38,9 +38,8 @@ from combat.engine.core import Viewer, view_for
 from combat.engine.events import Event
 from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
-from vtt.models import Character, Membership, media_url
+from vtt.models import Character, Membership, Role, media_url
 
-GM, PLAYER = "gm", "player"
 LOG_WINDOW = 30
 T = TypeVar("T")
 
@@ -64,7 +63,7 @@ def clear_caches() -> None:
 
 def vclass_of(role: str) -> str:
     """The visibility class of a role: "gm" or "pl" (players and observers)."""
-    return "gm" if role == GM else "pl"
+    return "gm" if role == Role.GM else "pl"
 
 
 @dataclass
@@ -98,14 +97,14 @@ class Table:
 
     def class_view(self, vclass: str) -> dict[str, Any]:
         """What a visibility class sees ("gm": everything; "pl": any player or observer)."""
-        return self.view(GM if vclass == "gm" else PLAYER, None)
+        return self.view(Role.GM if vclass == "gm" else Role.PLAYER, None)
 
     def controllers(self) -> set[str]:
         """Players (not GMs) who control a combatant: they get their own pushes."""
         return {
             c.controller
             for c in self.state.combatants.values()
-            if c.controller is not None and self.members.get(c.controller, ("", ""))[0] == PLAYER
+            if c.controller is not None and self.members.get(c.controller, ("", ""))[0] == Role.PLAYER
         }
 
     def name_of(self, user_id: str | None) -> str:

@@ -30,7 +30,8 @@ from typing import Any
 from combat.engine.rulesets import get_ruleset
 from combat.presenters import actions, board, gm, log, prompt, render, sheet, tracker
 from combat.presenters.tokens import tokens_of
-from combat.table import GM, PLAYER, Table, battle_urls, vclass_of
+from combat.table import Table, battle_urls, vclass_of
+from vtt.models import Role
 
 # Regions (partial names) each message carries; every one is a top-level element with an id.
 SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
@@ -92,7 +93,7 @@ def context_for(
     ``csrf_token``: the page's, for its forms' CSRF fields (a page works without scripts); pushed
     and HTMX renders go without (htmx sends the page's token in a header).
     """
-    is_gm = role == GM
+    is_gm = role == Role.GM
     ctx = shared_context(table, vclass_of(role))
     ctx.update(user_context(table, user_id, is_gm))
     if is_gm:
@@ -115,7 +116,7 @@ def render_own(regions: tuple[str, ...], ctx: dict[str, Any]) -> str:
 def regions_for(table: Table, role: str, user_id: str | None) -> str:
     """Every region as this viewer sees it (a reconnecting socket, an HTMX response)."""
     ctx = context_for(table, role, user_id)
-    regions = GM_REGIONS if role == GM else (*SHARED_REGIONS, *USER_REGIONS)
+    regions = GM_REGIONS if role == Role.GM else (*SHARED_REGIONS, *USER_REGIONS)
     return render.render_regions(regions, ctx)
 
 
@@ -129,10 +130,10 @@ def class_regions(table: Table) -> dict[str, Any]:
     gm_ctx = shared_context(table, "gm")
     gm_ctx.update(user_context(table, None, True))
     gm_ctx.update(gm.context(table))
-    gm_ctx["role"] = GM
+    gm_ctx["role"] = Role.GM
     actions.share_options(table, gm_ctx)
     pl_ctx = shared_context(table, "pl")
-    pl_ctx["role"] = PLAYER
+    pl_ctx["role"] = Role.PLAYER
     users = {}
     for uid in sorted(table.controllers()):
         ctx = dict(pl_ctx)

@@ -8,7 +8,8 @@ from combat.engine.core import Viewer
 from combat.engine.log import describe
 from combat.engine.view import filter_event, hidden_ids
 from combat.presenters.render import LOG_ENTRY, fragment, joined
-from combat.table import GM, LOG_WINDOW, LOGS, PLAYER, Table
+from combat.table import LOG_WINDOW, LOGS, Table
+from vtt.models import Role
 
 
 def log_entries(
@@ -62,7 +63,7 @@ def context(table: Table, vclass: str) -> dict[str, Any]:
     """The log window's entries as one visibility class may read them, and where older ones start."""
     state = table.state
     names = {cid: c.name for cid, c in state.combatants.items()}
-    hidden = hidden_ids(state, Viewer(role=GM if vclass == "gm" else PLAYER))
+    hidden = hidden_ids(state, Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER))
     entries = log_entries(table.events, names, hidden, log_memo(table.battle.pk, vclass, names, hidden))
     return {
         "log_html": joined([e["html"] for e in entries]),

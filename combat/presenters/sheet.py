@@ -8,7 +8,8 @@ from typing import Any
 from combat.engine.rulesets import get_ruleset
 from combat.outcome import notices
 from combat.presenters.tokens import token_of
-from combat.table import GM, PLAYER, Table
+from combat.table import Table
+from vtt.models import Role
 
 STATS = 8  # numbers of the sheet shown (lists of abilities are the action panel)
 
@@ -27,7 +28,7 @@ def own_tokens(table: Table, user_id: str | None, is_gm: bool) -> list[dict[str,
         mine = controlled(table, user_id)
         if not mine:
             return []
-        view = table.view(GM if is_gm else PLAYER, None if is_gm else user_id, mine)
+        view = table.view(Role.GM if is_gm else Role.PLAYER, None if is_gm else user_id, mine)
         return [token_of(table, cid, c) for cid, c in view.get("combatants", {}).items() if cid in mine]
 
     own: list[dict[str, Any]] = table.once(("own", user_id, is_gm), make)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from combat.presenters.render import joined
-from combat.table import GM, Table
+from combat.table import Table
+from vtt.models import Role
 
 
 def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str, Any]:
@@ -17,7 +18,7 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
     current = state.current()
     pending = state.pending
     at_table = {t["controller"] for t in tokens if t["controller"]}
-    at_table |= {uid for uid, (role, _) in table.members.items() if role == GM}
+    at_table |= {uid for uid, (role, _) in table.members.items() if role == Role.GM}
     return {
         "order_html": joined([t["row_html"] for t in (*order, *waiting)]),
         "current": by_id.get(current.id) if current else None,

@@ -13,8 +13,9 @@ from combat.models import Battle
 from combat.presenters import log as log_presenter
 from combat.presenters.actions import share_options
 from combat.presenters.render import render_regions
-from combat.table import GM, LOG_WINDOW, PLAYER, Table, clear_caches
+from combat.table import LOG_WINDOW, Table, clear_caches
 from tests.engine.properties import random_battle
+from vtt.models import Role
 
 TOKEN = re.compile(r'name="client_token" value="([^"]*)"')
 
@@ -45,7 +46,7 @@ def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render
     for n in cuts:
         fast = presenters.class_regions(table_at(log, n))  # caches warm from the cuts before
         fresh = table_at(log, n)  # its own memo: nothing shared with the render above
-        gm = render_regions(presenters.GM_REGIONS, presenters.context_for(fresh, GM, None))
+        gm = render_regions(presenters.GM_REGIONS, presenters.context_for(fresh, Role.GM, None))
         assert same(fast["gm"]) == same(gm), f"GM view after event {n}"
         pl = presenters.shared_context(fresh, "pl")
         for uid, html in fast["users"].items():
@@ -78,7 +79,7 @@ def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_desc
         seen: dict[str, tuple] = {}
         for n in range(2, len(log) + 1):
             table = table_at(log, n)
-            for vclass, role in (("gm", GM), ("pl", PLAYER)):
+            for vclass, role in (("gm", Role.GM), ("pl", Role.PLAYER)):
                 state = table.state
                 names = {cid: c.name for cid, c in state.combatants.items()}
                 hidden = hidden_ids(state, Viewer(role=role))
