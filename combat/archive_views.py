@@ -19,15 +19,14 @@ from django.views.decorators.http import require_GET, require_http_methods
 from combat import aftermath, archive, presenters
 from combat.models import Battle
 from combat.table import LOG_WINDOW, Table, members_of, vclass_of
-from combat.views import _battle_for
-from vtt.access import campaign_for
+from vtt.access import battle_for, campaign_for
 from vtt.models import Role
 
 
 @login_required
 @require_GET
 def battle_replay(request: HttpRequest, pk: int) -> HttpResponse:
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     if battle.status != Battle.Status.ENDED:
         messages.error(request, "Only an ended battle can be replayed.")
         return redirect("battle", battle.pk)
@@ -60,7 +59,7 @@ def battle_replay(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def battle_export(request: HttpRequest, pk: int) -> HttpResponse:
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     if role != Role.GM:
         return HttpResponse("Only the GM can export a battle.", status=403)
     body = json.dumps(archive.export_battle(battle), ensure_ascii=False)
@@ -96,7 +95,7 @@ def battle_import(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def battle_summary(request: HttpRequest, pk: int) -> HttpResponse:
     """The end-of-battle summary per character; applied to the sheets only when the GM confirms."""
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     if role != Role.GM:
         return HttpResponse("Only the GM applies a battle's results.", status=403)
     rows = aftermath.summary(battle) if battle.status == Battle.Status.ENDED else []

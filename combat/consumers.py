@@ -12,7 +12,7 @@ also joins its user's own group, for messages meant for one
 person, and its account's group (``combat.sockets``), which says when the
 account's membership, role, password or session changed.
 
-Access (session, membership, role) is re-checked on every inbound message
+Access (session, membership, role: ``vtt.access.battle_access``) is re-checked on every inbound message
 and before every push, from a per-socket cache that an ``access.changed``
 message invalidates and a background check refreshes (``RECHECK_SECONDS``). Close codes: 4403 the right to
 the table is gone (logout, removal); 4409 the same user opened too many
@@ -31,27 +31,19 @@ swapped out of band by htmx's ws extension) or one JSON presence line
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import random
 import time
-from importlib import import_module
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
-from django.contrib.sessions.models import Session
-from django.db import connections, router
-from django.utils import timezone
-from django.utils.crypto import constant_time_compare
 
 from combat import fanout, live, presenters, sockets
 from combat.engine.actions import loads_bounded
-from combat.models import Battle
 from combat.table import load_table, vclass_of
-from vtt.models import Membership, Role
+from vtt.access import battle_access
+from vtt.models import Role
 
 MAX_MESSAGE = 2048
 SYNC_EVERY = 0.25  # seconds between two full renders asked by one socket
@@ -64,96 +56,6 @@ SOCKETS_PER_USER = getattr(settings, "SOCKETS_PER_USER", 5)  # per battle; the o
 SOCKETS_PER_IP = getattr(settings, "SOCKETS_PER_IP", 100)  # over every battle; a new one is refused
 SLOW_BACKLOG = getattr(settings, "SOCKET_SLOW_BACKLOG", 200)  # messages waiting: the client is too slow
 CLOSE_REVOKED, CLOSE_REPLACED, CLOSE_SLOW = 4403, 4409, 4429
-
-
-def _session_valid(session_key: str | None, user: Any) -> bool:
-    """The socket's session still exists, is this user's, and the password has not changed since."""
-    if not session_key:
-        return False
-    data = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
-    if str(data.get(SESSION_KEY, "")) != str(user.pk):
-        return False
-    fresh = get_user_model().objects.filter(pk=user.pk, is_active=True).first()
-    if fresh is None:
-        return False
-    return constant_time_compare(str(data.get(HASH_SESSION_KEY, "")), fresh.get_session_auth_hash())
-
-
-def _access_orm(
-    user: Any, battle_id: int, session_key: str | None = None, check_session: bool = False
-) -> tuple[str, int] | None:
-    """``_access`` through the session engine and the ORM (four reads): any other session engine."""
-    if check_session and not _session_valid(session_key, user):
-        return None
-    battle = Battle.objects.filter(pk=battle_id).values_list("campaign_id", "seq").first()
-    if battle is None:
-        return None
-    role = (
-        Membership.objects.filter(campaign_id=battle[0], user_id=user.pk)
-        .values_list("role", flat=True)
-        .first()
-    )
-    return (role, battle[1]) if role else None
-
-
-@functools.cache
-def _access_sql(alias: str, vendor: str) -> str:
-    """The battle's seq, the user's role in its campaign, the session's data and the user's password
-    and state, in one statement (each part NULL when its row is missing)."""
-    qn = connections[alias].ops.quote_name
-
-    def col(model: Any, name: str) -> str:
-        return f"{qn(model._meta.db_table)}.{qn(model._meta.get_field(name).column)}"
-
-    b, m, s, u = Battle, Membership, Session, get_user_model()
-    return (
-        f"SELECT {col(m, 'role')}, {col(b, 'seq')}, {col(s, 'session_data')}, {col(u, 'password')},"
-        f" {col(u, 'is_active')} FROM {qn(b._meta.db_table)}"
-        f" LEFT JOIN {qn(m._meta.db_table)} ON {col(m, 'campaign')} = {col(b, 'campaign')}"
-        f" AND {col(m, 'user')} = %s"
-        f" LEFT JOIN {qn(s._meta.db_table)} ON {col(s, 'session_key')} = %s AND {col(s, 'expire_date')} > %s"
-        f" LEFT JOIN {qn(u._meta.db_table)} ON {col(u, u._meta.pk.name)} = %s"  # type: ignore[union-attr]
-        f" WHERE {col(b, 'id')} = %s"
-    )
-
-
-def _access(
-    user: Any, battle_id: int, session_key: str | None = None, check_session: bool = False
-) -> tuple[str, int] | None:
-    """(role, seq) of a member for this battle, or None; with ``check_session``, only while the
-    socket's session is still this user's, the user active and the password unchanged.
-
-    A socket re-checks this every 15-30 s: one statement (the four reads it stands for cost a busy
-    server ~4 ms each time, on the thread the sockets share for the database).
-    """
-    if not getattr(user, "is_authenticated", False):
-        return None
-    store = import_module(settings.SESSION_ENGINE).SessionStore
-    if not (issubclass(store, DatabaseSessionStore) and store.get_model_class() is Session):
-        return _access_orm(user, battle_id, session_key, check_session)
-    if check_session and not session_key:
-        return None
-    alias = router.db_for_read(Battle)
-    connection = connections[alias]
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _access_sql(alias, connection.vendor), [user.pk, session_key or "", now, user.pk, battle_id]
-        )
-        row = cursor.fetchone()
-    if row is None:
-        return None  # no such battle
-    role, seq, session_data, password, active = row
-    if check_session:
-        if session_data is None or password is None or not active:
-            return None
-        data = store().decode(session_data)
-        if str(data.get(SESSION_KEY, "")) != str(user.pk):
-            return None
-        current = get_user_model()(pk=user.pk, password=password)
-        if not constant_time_compare(str(data.get(HASH_SESSION_KEY, "")), current.get_session_auth_hash()):
-            return None
-    return (role, seq) if role else None
 
 
 def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, int, str] | None:
@@ -194,7 +96,7 @@ class BattleConsumer(sockets.PushConsumer):
         user = self.scope.get("user")
         session = self.scope.get("session")
         self.session_key = getattr(session, "session_key", None)
-        access = await database_sync_to_async(_access)(user, self.battle_id, self.session_key, True)
+        access = await database_sync_to_async(battle_access)(user, self.battle_id, self.session_key, True)
         if access is None:
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
@@ -308,7 +210,9 @@ class BattleConsumer(sockets.PushConsumer):
             return False
         if not force and time.monotonic() - self.checked_at <= 1.5 * RECHECK_SECONDS:
             return True  # fresh enough: the background check keeps it so
-        access = await database_sync_to_async(_access)(self.user, self.battle_id, self.session_key, True)
+        access = await database_sync_to_async(battle_access)(
+            self.user, self.battle_id, self.session_key, True
+        )
         self.checked_at = time.monotonic()
         if access is None:
             await self._close(CLOSE_REVOKED, "You no longer have access to this table.")

@@ -1,7 +1,7 @@
 """Battle pages and their HTMX endpoints. Views call services and render partials; no rule lives here.
 
-Every view starts with ``_battle_for(request, pk)``: a battle of a campaign the
-user is not a member of does not exist for them (404). Writes answer an HTMX
+Every view starts with ``vtt.access.battle_for(request, pk)``: a battle of a campaign
+the user is not a member of does not exist for them (404). Writes answer an HTMX
 request with a message for ``#battle-messages`` plus the viewer's regions swapped
 out of band; a refusal is a 4xx with its reason (battle.js tells htmx to swap
 4xx responses into ``#battle-messages``). Without JavaScript, forms post and redirect.
@@ -16,7 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import F
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -36,26 +36,18 @@ from combat.forms import (
     client_token,
     posted_seq,
 )
-from combat.models import Battle, BattleEvent
+from combat.models import BattleEvent
 from combat.outcome import outcome_text
 from combat.presenters.log import log_entries
 from combat.setup import numbered_names
 from combat.table import LOG_WINDOW, battle_urls, load_table
 from vtt import live as vtt_live
-from vtt.access import campaign_for
+from vtt.access import battle_for, campaign_for
 from vtt.content import character_templates, template_slug
 from vtt.forms import BattleMapForm
 from vtt.models import Character, CharacterKind, MapImage, Role
 
 LIVE_HEADER = "X-VTT-Live"  # battle.js sets it while the socket is open: regions arrive by push
-
-
-def _battle_for(request: HttpRequest, pk: int) -> tuple[Battle, str]:
-    battle = Battle.objects.select_related("campaign", "map").filter(pk=pk).first()
-    if battle is None:
-        raise Http404("No such battle.")
-    _, membership = campaign_for(request, battle.campaign_id)
-    return battle, membership.role
 
 
 def _viewer(request: HttpRequest, role: str) -> str | None:
@@ -181,7 +173,7 @@ def _setup(
 @login_required
 @require_GET
 def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     table = load_table(battle.pk, battle)
     assert table is not None
     ctx = presenters.context_for(table, role, _viewer(request, role), get_token(request))
@@ -200,19 +192,19 @@ def battle_act(request: HttpRequest, pk: int) -> HttpResponse:
 
     The service's locking read is also the access check: it brings the caller's role, and a
     battle that does not exist or of a campaign the caller is not a member of is a 404 here,
-    as ``_battle_for`` would answer. Only refusals that come before that read (malformed
-    input) ask ``_battle_for`` first.
+    as ``battle_for`` would answer. Only refusals that come before that read (malformed
+    input) ask ``battle_for`` first.
     """
     try:
         posted = action_from_post(request.POST)
     except BadInput as exc:
-        battle, role = _battle_for(request, pk)
+        battle, role = battle_for(request, pk)
         return _reply(request, battle.pk, role, False, str(exc), 400)
     service = services.gm_override if posted.payload["kind"].startswith("gm.") else services.submit_action
     result = service(pk, request.user, posted.payload, posted.expected_seq, posted.client_token)
     role = result.role
     if role is None:  # no battle, not a member, or refused before the battle was read
-        battle, role = _battle_for(request, pk)
+        battle, role = battle_for(request, pk)
         return _result(request, battle.pk, role, result, "")
     return _result(request, pk, role, result, _outcome(result, role))
 
@@ -231,7 +223,7 @@ def _outcome(result: services.Result, role: str) -> str:
 @login_required
 @require_POST
 def battle_start(request: HttpRequest, pk: int) -> HttpResponse:
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     try:
         seq, token = posted_seq(request.POST.get("expected_seq")), client_token(request.POST)
     except BadInput as exc:
@@ -252,7 +244,7 @@ def battle_start(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def battle_undo(request: HttpRequest, pk: int) -> HttpResponse:
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     try:
         seq = posted_seq(request.POST.get("expected_seq"))
     except BadInput as exc:
@@ -265,7 +257,7 @@ def battle_undo(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
     """Add one or several copies of a campaign character (GM); copies get numbered names."""
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     if role != Role.GM:
         return _reply(request, battle.pk, role, False, services.GM_ONLY, 403)
     form = AddCombatantsForm(request.POST)
@@ -317,7 +309,7 @@ def _add_reply(
 @require_GET
 def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
     """Older log entries, newest first, before ``?before=<seq>``."""
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     before = ascii_int(request.GET.get("before", ""))
     if before is None:
         return HttpResponse(_message("Which entries? The request is malformed.", False), status=400)
@@ -345,7 +337,7 @@ def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def battle_map(request: HttpRequest, pk: int) -> HttpResponse:
     """The GM picks the battle's map (a new upload joins the campaign's library) and lays the grid over it."""
-    battle, role = _battle_for(request, pk)
+    battle, role = battle_for(request, pk)
     if role != Role.GM:
         raise PermissionDenied(services.GM_ONLY)
     maps = list(MapImage.objects.filter(campaign_id=battle.campaign_id))

@@ -3,7 +3,7 @@
 Like the battle socket it only pushes: ``vtt.live.battles_changed`` renders the
 campaign's battle list (and a notice) once per change and sends it to the
 group ``campaign-<id>``; each socket forwards those bytes. Access is checked
-as the battle socket checks it (``combat.consumers``: the session is still
+as the battle socket's is (``vtt.access.campaign_access``: the session is still
 this user's, the user a member) on connect, before each push, and at once
 when the account's access changes (``combat.sockets.notify``): logging out
 or leaving the campaign closes the socket with 4403.
@@ -16,18 +16,12 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from combat import sockets
-from combat.consumers import CLOSE_REVOKED, _session_valid
-from vtt.models import Membership
+from combat.consumers import CLOSE_REVOKED
+from vtt.access import campaign_access
 
 
 def campaign_group(campaign_id: int) -> str:
     return f"campaign-{campaign_id}"
-
-
-def _allowed(user: Any, campaign_id: int, session_key: str | None) -> bool:
-    if not getattr(user, "is_authenticated", False) or not _session_valid(session_key, user):
-        return False
-    return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk).exists()
 
 
 class CampaignConsumer(sockets.PushConsumer):
@@ -44,7 +38,7 @@ class CampaignConsumer(sockets.PushConsumer):
             return
         self.user = self.scope.get("user")
         self.session_key = getattr(self.scope.get("session"), "session_key", None)
-        if not await database_sync_to_async(_allowed)(self.user, self.campaign_id, self.session_key):
+        if not await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key):
             await self.close()  # before accept: the handshake is refused
             return
         self.groups_joined = [campaign_group(self.campaign_id), sockets.account_group(self.user.pk)]
@@ -61,7 +55,7 @@ class CampaignConsumer(sockets.PushConsumer):
         return  # the page only listens
 
     async def _still_allowed(self) -> bool:
-        if await database_sync_to_async(_allowed)(self.user, self.campaign_id, self.session_key):
+        if await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key):
             return True
         await self.disconnect(CLOSE_REVOKED)
         await self.close(code=CLOSE_REVOKED)

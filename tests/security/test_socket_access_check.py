@@ -1,8 +1,8 @@
-"""A battle socket's access check (``combat.consumers._access``): one statement, the same answers.
+"""A battle socket's access check (``vtt.access.battle_access``): one statement, the same answers.
 
 Every open socket re-checks its session, membership and role every 15-30 s. The check reads them in
 one statement; it must answer as the four reads through Django's session engine and the ORM do
-(``_access_orm``) for every persona, and for every way a session ends: logged out, expired, taken
+(``battle_access_orm``) for every persona, and for every way a session ends: logged out, expired, taken
 over by another account, a password changed, an account deactivated or deleted, a battle deleted.
 """
 
@@ -17,17 +17,17 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from combat import consumers
 from combat.models import Battle
 from tests.sockets import session_cookie
 from tests.table import PERSONAS, table
+from vtt import access
 
 pytestmark = pytest.mark.django_db
 
 
 def _both(user, battle_id, key):
-    fast = consumers._access(user, battle_id, key, True)
-    slow = consumers._access_orm(user, battle_id, key, True)
+    fast = access.battle_access(user, battle_id, key, True)
+    slow = access.battle_access_orm(user, battle_id, key, True)
     assert fast == slow, (user, fast, slow)
     return fast
 
@@ -38,13 +38,15 @@ def test_each_persona_gets_the_orms_answer_from_one_statement():
     for name in PERSONAS:
         key = session_cookie(users[name])
         with CaptureQueriesContext(connection) as queries:
-            got = consumers._access(users[name], battle.pk, key, True)
+            got = access.battle_access(users[name], battle.pk, key, True)
         assert len(queries) == 1
-        assert got == consumers._access_orm(users[name], battle.pk, key, True)
+        assert got == access.battle_access_orm(users[name], battle.pk, key, True)
         assert got == ((expected[name], battle.seq) if name in expected else None)
         # Without the session check: the membership alone.
-        assert consumers._access(users[name], battle.pk) == consumers._access_orm(users[name], battle.pk)
-    assert consumers._access(AnonymousUser(), battle.pk, "x", True) is None
+        assert access.battle_access(users[name], battle.pk) == access.battle_access_orm(
+            users[name], battle.pk
+        )
+    assert access.battle_access(AnonymousUser(), battle.pk, "x", True) is None
 
 
 def test_every_way_a_session_ends_ends_the_access():
@@ -94,5 +96,5 @@ def test_another_session_engine_takes_the_orm_path(settings, monkeypatch):
     key = session_cookie(users["gm"])
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
     calls = []
-    monkeypatch.setattr(consumers, "_access_orm", lambda *a: calls.append(a) or None)
-    assert consumers._access(users["gm"], battle.pk, key, True) is None and len(calls) == 1
+    monkeypatch.setattr(access, "battle_access_orm", lambda *a: calls.append(a) or None)
+    assert access.battle_access(users["gm"], battle.pk, key, True) is None and len(calls) == 1
