@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
 
-from django.db import transaction
-from django.utils import timezone
-
+from combat import services
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import status_name
 from combat.engine.state import BattleState, Combatant
@@ -129,8 +127,11 @@ def summary(battle: Battle) -> list[CharacterSummary]:
     return out
 
 
-def apply(battle: Battle, rows: list[CharacterSummary], posted: dict[str, Any]) -> tuple[bool, str]:
-    """Write the (adjusted) carried values to the sheets: all or nothing, once per battle.
+def apply(
+    battle: Battle, rows: list[CharacterSummary], posted: dict[str, Any], user: Any
+) -> tuple[bool, str]:
+    """Write the (adjusted) carried values to the sheets: all or nothing, once per battle (by ``user``,
+    its GM, through ``combat.services.apply_after_battle``).
 
     ``posted`` maps each line's ``input_name`` to the GM's value; a missing
     one keeps the proposed value. Bad values are put on their line and
@@ -169,11 +170,9 @@ def apply(battle: Battle, rows: list[CharacterSummary], posted: dict[str, Any]) 
         changes.append((s.character, clean))
     if not ok:
         return False, "Some values are not valid; nothing was written."
-    with transaction.atomic():
-        locked = Battle.objects.select_for_update().filter(pk=battle.pk).first()
-        if locked is None or locked.applied is not None:
-            return False, "This battle's summary was already applied to the sheets."
-        for character, sheet in changes:
-            Character.objects.filter(pk=character.pk).update(sheet=sheet, updated=timezone.now())
-        Battle.objects.filter(pk=battle.pk).update(applied=timezone.now())
+    done = services.apply_after_battle(
+        battle.pk, user, [(character.pk, sheet) for character, sheet in changes]
+    )
+    if not done.ok:
+        return False, done.reason
     return True, f"Applied to {len(changes)} character sheet{'s' if len(changes) != 1 else ''}."

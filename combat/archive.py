@@ -15,8 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
-
+from combat import services
 from combat.engine.core import replay
 from combat.engine.events import Event
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
@@ -92,8 +91,9 @@ class Imported:
     battle: Battle | None = None
 
 
-def import_battle(campaign: Any, raw: bytes | str) -> Imported:
-    """Rebuild an exported battle in ``campaign``: accepted only when its log replays to its final state."""
+def import_battle(campaign: Any, raw: bytes | str, user: Any) -> Imported:
+    """Rebuild an exported battle in ``campaign`` (``user``: its GM): accepted only when its log
+    replays to its final state; ``combat.services`` keeps it."""
     try:
         data = load_json(raw)
     except JsonRefused as exc:
@@ -138,18 +138,7 @@ def import_battle(campaign: Any, raw: bytes | str) -> Imported:
     status = state.phase if state.phase in Battle.Status.values else Battle.Status.ACTIVE
     if status != Battle.Status.ENDED:
         return Imported(False, "Only an ended battle can be imported (this one was still running).")
-    with transaction.atomic():
-        battle = Battle.objects.create(
-            campaign=campaign,
-            name=name.strip(),
-            ruleset=ruleset.key,
-            seed=state.seed,
-            status=status,
-            snapshot=state.to_dict(),
-            seq=len(parsed),
-            imported=True,
-        )
-        BattleEvent.objects.bulk_create(
-            [BattleEvent(battle=battle, seq=i + 1, type=e.type, data=e.data) for i, e in enumerate(parsed)]
-        )
-    return Imported(True, battle=battle)
+    kept = services.store_imported_battle(campaign, user, name.strip(), state, parsed)
+    if not kept.ok:
+        return Imported(False, kept.reason)
+    return Imported(True, battle=Battle.objects.get(pk=kept.battle_id))

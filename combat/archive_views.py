@@ -82,7 +82,7 @@ def battle_import(request: HttpRequest, pk: int) -> HttpResponse:
         elif upload.size > archive.MAX_BYTES:
             context["reason"] = "The file is too large (at most 2 MB)."
         else:
-            done = archive.import_battle(campaign, upload.read())
+            done = archive.import_battle(campaign, upload.read(), request.user)
             if done.ok:
                 messages.success(request, f"{done.battle.name} imported; its replay is ready.")
                 return redirect("battle_replay", done.battle.pk)
@@ -105,7 +105,7 @@ def battle_summary(request: HttpRequest, pk: int) -> HttpResponse:
         if problem:
             messages.error(request, problem)
             return redirect("battle_summary", battle.pk)
-        ok, text = aftermath.apply(battle, rows, request.POST)
+        ok, text = aftermath.apply(battle, rows, request.POST, request.user)
         if ok:
             messages.success(request, text)
             return redirect("campaign", battle.campaign_id)

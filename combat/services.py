@@ -1,4 +1,6 @@
-"""The only writer of battles.
+"""The only writer of battles: their rules (actions, undo), their board's picture (``set_map``), a
+battle kept from a file (``store_imported_battle``) and what a battle did to the sheets
+(``apply_after_battle``).
 
 Every function is one transaction: lock the battle row, read the snapshot as
 one JSON value, check who may do what, ask the engine, and on acceptance
@@ -39,7 +41,7 @@ from combat.engine.rulesets import UnknownRuleset, get_ruleset
 from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
 from vtt.homebrew import battle_content
-from vtt.models import Campaign, Membership, Role
+from vtt.models import Campaign, Character, MapImage, Membership, Role
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -742,3 +744,87 @@ def _events(battle_id: int, before: int | None = None) -> list[Event]:
 def rebuild(battle_id: Any) -> BattleState:
     """Replay the battle's log (ENG-1); the result must equal the stored snapshot."""
     return replay(_events(int(battle_id)))
+
+
+# ---------------------------------------------------------------- around the log
+
+
+def set_map(
+    battle_id: Any,
+    user: Any,
+    image: MapImage | None,
+    grid_cols: int = 0,
+    grid_offset_x: int = 0,
+    grid_offset_y: int = 0,
+) -> Result:
+    """Lay a picture of the campaign's map library under the board (None: no picture) and the grid
+    over it (GM only): ``grid_cols`` squares across the picture from the offsets, 0 to stretch it.
+
+    Not an event (the log tells the battle, the picture is the table's), but a new board: the
+    version goes up, so nothing rendered before it is shown after, and the table is pushed.
+    """
+    with _writing():
+        battle = _lock(battle_id, user)
+        if battle is None:
+            return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
+        if battle.role != Role.GM:
+            return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
+        if image is not None and image.campaign_id != battle.campaign_id:
+            return _refused("That map is not in this campaign's library.", battle, code=RefusalCode.BAD_INPUT)
+        Battle.objects.filter(pk=battle.pk).update(
+            map=image,
+            grid_cols=grid_cols,
+            grid_offset_x=grid_offset_x,
+            grid_offset_y=grid_offset_y,
+            version=battle.version + 1,  # the row is locked: no other writer read the same version
+            updated=timezone.now(),
+        )
+        _on_commit(battle.pk, battle.seq)
+    return Result(ok=True, seq=battle.seq, battle_id=battle.pk, role=battle.role)
+
+
+def store_imported_battle(
+    campaign: Campaign, user: Any, name: str, state: BattleState, events: list[Event]
+) -> Result:
+    """Keep a battle played elsewhere (GM only): its whole log and the state it replays to, as
+    ``combat.archive.import_battle`` checked them. Kept as it was: it is replayed, never played on."""
+    with _writing():
+        if role_of(user, campaign.pk) != Role.GM:
+            return _refused(GM_ONLY, code=RefusalCode.NOT_YOURS)
+        battle = Battle.objects.create(
+            campaign=campaign,
+            name=name,
+            ruleset=state.ruleset,
+            seed=state.seed,
+            status=_status(state),
+            snapshot=state.to_dict(),
+            seq=len(events),
+            imported=True,
+        )
+        BattleEvent.objects.bulk_create(
+            [BattleEvent(battle=battle, seq=i + 1, type=e.type, data=e.data) for i, e in enumerate(events)]
+        )
+    return Result(ok=True, seq=battle.seq, state=state, battle_id=battle.pk, role=Role.GM)
+
+
+ALREADY_APPLIED = "This battle's summary was already applied to the sheets."
+
+
+def apply_after_battle(battle_id: Any, user: Any, sheets: list[tuple[int, dict[str, Any]]]) -> Result:
+    """Write what a battle did to its campaign's characters (GM only, once per battle): each
+    (character id, sheet) of ``sheets``, checked by ``combat.aftermath.apply``, all or none."""
+    with _writing():
+        battle = _lock(battle_id, user)
+        if battle is None:
+            return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
+        if battle.role != Role.GM:
+            return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
+        if battle.applied is not None:
+            return _refused(ALREADY_APPLIED, battle)
+        now = timezone.now()
+        for character_id, sheet in sheets:
+            Character.objects.filter(pk=character_id, campaign_id=battle.campaign_id).update(
+                sheet=sheet, updated=now
+            )
+        Battle.objects.filter(pk=battle.pk).update(applied=now)
+    return Result(ok=True, seq=battle.seq, battle_id=battle.pk, role=battle.role)

@@ -15,7 +15,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -23,7 +22,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import live, presenters, services, setup
+from combat import presenters, services, setup
 from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
 from combat.engine.view import Viewer, filter_event, hidden_ids
@@ -354,21 +353,27 @@ def battle_map(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data
+            fit = data["fit"]
             with transaction.atomic():
                 chosen = data["library"]
-                if data["image"] is not None:
+                if data["image"] is not None:  # a new upload joins the library with the board
                     chosen = MapImage.create_from(battle.campaign, f"{battle.name} map", data["image"])
-                battle.map = chosen
-                battle.grid_cols = 0 if data["fit"] else data["grid_cols"] or 0
-                battle.grid_offset_x = 0 if data["fit"] else data["grid_offset_x"] or 0
-                battle.grid_offset_y = 0 if data["fit"] else data["grid_offset_y"] or 0
-                battle.version = F("version") + 1  # a new board: pushes rendered before it are older
-                battle.save(
-                    update_fields=["map", "grid_cols", "grid_offset_x", "grid_offset_y", "version", "updated"]
+                result = services.set_map(
+                    battle.pk,
+                    request.user,
+                    chosen,
+                    0 if fit else data["grid_cols"] or 0,
+                    0 if fit else data["grid_offset_x"] or 0,
+                    0 if fit else data["grid_offset_y"] or 0,
                 )
-                transaction.on_commit(lambda: live.battle_changed(battle.pk, battle.seq))
-            messages.success(request, "The map is on the board." if chosen else "The board has no map now.")
-            return redirect("battle", battle.pk)
+                if not result.ok:
+                    transaction.set_rollback(True)  # no upload kept for a board that did not change
+            if result.ok:
+                messages.success(
+                    request, "The map is on the board." if chosen else "The board has no map now."
+                )
+                return redirect("battle", battle.pk)
+            form.add_error(None, result.reason)
         status = 400
     context = {"battle": battle, "form": form, "maps": maps, "board_kind": get_ruleset(battle.ruleset).board}
     return render(request, "combat/battle_map.html", context, status=status)
