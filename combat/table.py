@@ -16,7 +16,7 @@ Caches (cachetools, per process; ``clear_caches`` empties them):
 - ``FACES`` (TTL 5 s, 10,000 campaigns): character id -> token picture URL
   (``forget_faces`` drops a campaign's at once when a portrait changes);
 - ``WINDOWS`` (LRU, 2,000 battles): the newest ``LOG_WINDOW`` events of a
-  battle, so the push after a write reads nothing (see ``load_table``);
+  battle, each seq once, so the push after a write reads nothing (see ``load_table``);
 - ``LOGS`` (LRU, 4,000 battle and class pairs): the described entries of a battle's log window
   (``combat.presenters.log``), so a change describes only its new events;
 - ``URLS`` (LRU, 10,000 battles) and ``TEMPLATES`` (LRU, 256): reversed
@@ -42,13 +42,15 @@ from vtt.models import Character, Membership, Role, media_url
 
 LOG_WINDOW = 30
 T = TypeVar("T")
+LogRow = tuple[int, str, dict[str, Any]]  # (seq, type, data) of a stored event
 
 
 FRAGMENTS: LRUCache[Any, SafeString] = LRUCache(maxsize=20_000)
 MEMBERS: TTLCache[int, dict[str, tuple[str, str]]] = TTLCache(maxsize=10_000, ttl=5.0)
 FACES: TTLCache[int, dict[int, str]] = TTLCache(maxsize=10_000, ttl=5.0)
-WINDOWS: LRUCache[int, tuple[int, int, list[tuple[int, str, dict[str, Any]]]]] = LRUCache(maxsize=2_000)
+WINDOWS: LRUCache[int, tuple[int, int, list[LogRow]]] = LRUCache(maxsize=2_000)
 URLS: LRUCache[int, dict[str, str]] = LRUCache(maxsize=10_000)
+# (battle, class) -> (names, hidden, seq -> (the event's data, its described entry or None))
 LOGS: LRUCache[tuple[int, str], tuple[dict[str, str], frozenset[str], dict[int, Any]]] = LRUCache(
     maxsize=4_000
 )
@@ -72,7 +74,7 @@ class Table:
 
     battle: Battle
     state: BattleState
-    events: list[tuple[int, str, dict[str, Any]]]  # newest first
+    events: list[LogRow]  # newest first, each seq once
     members: dict[str, tuple[str, str]]  # user id -> (role, username)
     faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
     _memo: dict[Hashable, Any] = field(default_factory=dict)
@@ -140,11 +142,17 @@ def load_table(
     return Table(battle, state, rows, members_of(battle.campaign_id), faces_of(battle.campaign_id))
 
 
-def _window(battle: Battle, new_events: list[Event] | None) -> list[tuple[int, str, dict[str, Any]]]:
-    """The newest ``LOG_WINDOW`` events (newest first), read only when this process's copy is behind.
+def _window(battle: Battle, new_events: list[Event] | None) -> list[LogRow]:
+    """The newest ``LOG_WINDOW`` events up to the battle's seq, newest first, each seq once; read
+    only when this process's copy is behind.
 
-    The copy is keyed by the battle's version, not its seq: after an undo on another process and a
-    new action, the seq can be back where this copy was taken with other events behind it.
+    A copy holds no event after the seq it is labelled with: a write's after-commit hook may run with
+    the battle as that write left it after later writes committed (a set-up's writes commit
+    together, and their hooks run one after another), so a read stops at the battle's seq instead of
+    taking events the next hooks bring, and new events join a copy by seq (``newest_first``). A copy
+    is labelled by the battle's version, not its seq (after an undo on another process and a new
+    action, the seq can be back where a copy was taken with other events behind it), and is never
+    replaced by one of an older version.
     """
     seq, version = battle.seq, battle.version
     cached = WINDOWS.get(battle.pk)
@@ -154,15 +162,23 @@ def _window(battle: Battle, new_events: list[Event] | None) -> list[tuple[int, s
         first = seq - len(new_events) + 1
         # The stored form (JSON): what a read of the rows would give.
         fresh = [(first + i, e.type, json.loads(json.dumps(e.data))) for i, e in enumerate(new_events)]
-        rows = (fresh[::-1] + cached[2])[:LOG_WINDOW]
+        rows = newest_first(fresh, cached[2])
     else:
         rows = list(
-            BattleEvent.objects.filter(battle_id=battle.pk)
+            BattleEvent.objects.filter(battle_id=battle.pk, seq__lte=seq)
             .order_by("-seq")
             .values_list("seq", "type", "data")[:LOG_WINDOW]
         )
-    WINDOWS[battle.pk] = (version, seq, rows)
+    if cached is None or cached[0] <= version:
+        WINDOWS[battle.pk] = (version, seq, rows)
     return rows
+
+
+def newest_first(new: list[LogRow], older: list[LogRow]) -> list[LogRow]:
+    """The log window after ``new`` events (oldest first, contiguous seqs) on top of ``older`` rows
+    (newest first): each seq once (the new event's where both hold one), newest first."""
+    first = new[0][0]
+    return (new[::-1] + [row for row in older if row[0] < first])[:LOG_WINDOW]
 
 
 def members_of(campaign_id: int) -> dict[str, tuple[str, str]]:

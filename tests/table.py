@@ -13,6 +13,7 @@ campaign hides enemy HP: tests look for it in every player's HTML and frames.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -164,3 +165,40 @@ def clear_live_caches() -> None:
     """Forget the battle display's caches and the sockets' store (database ids repeat between tests)."""
     clear_caches()
     sockets.reset_store()
+
+
+def make_grul(campaign: Campaign) -> Character:
+    """A campaign monster of the table's campaign: Grul, a goblin the GM made."""
+    return Character.objects.create(
+        campaign=campaign, kind="monster", name="Grul", sheet=dict(MONSTERS["Goblin Skirmisher"])
+    )
+
+
+def grul_table() -> tuple[dict[str, Any], Campaign, Character]:
+    """(users, campaign, Grul): the GM and both players, The Keep with its characters, and Grul."""
+    users = make_users("gm", "player", "other_player")
+    campaign = table_campaign(users)
+    make_characters(campaign, users)
+    return users, campaign, make_grul(campaign)
+
+
+def new_battle_form(monster: Character) -> dict[str, str]:
+    """The new-battle form as a GM fills it: a name, a board, the party ticked, one of ``monster``."""
+    return {"name": "At the Bridge", "width": "12", "height": "8", "party": "on", f"count_{monster.pk}": "1"}
+
+
+_LOG_REGION = re.compile(r'<section id="log".*?</section>', re.S)
+_ENTRY_SEQ = re.compile(r'<li class="entry[^"]*" data-seq="(\d+)"')
+
+
+def log_seqs(html: str) -> list[list[int]]:
+    """The seq of each entry of each log region in ``html`` (a page, an HTMX reply, a push), in order."""
+    return [[int(s) for s in _ENTRY_SEQ.findall(region)] for region in _LOG_REGION.findall(html)]
+
+
+def assert_each_entry_once(html: str) -> None:
+    """``html`` has a log region, and each of its entries tells a different event, newest first."""
+    regions = log_seqs(html)
+    assert regions, "no log region"
+    for seqs in regions:
+        assert seqs and seqs == sorted(set(seqs), reverse=True), seqs

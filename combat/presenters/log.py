@@ -8,25 +8,31 @@ from combat.engine.core import Viewer
 from combat.engine.log import describe
 from combat.engine.view import filter_event, hidden_ids
 from combat.presenters.render import LOG_ENTRY, fragment, joined
-from combat.table import LOG_WINDOW, LOGS, Table
+from combat.table import LOG_WINDOW, LOGS, LogRow, Table
 from vtt.models import Role
 
 
 def log_entries(
-    events: list[tuple[int, str, dict[str, Any]]],
+    events: list[LogRow],
     names: dict[str, str],
     hidden: frozenset[str] | set[str],
     memo: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Log entries (newest first) with their rendered HTML; ``hidden`` from the engine's ``hidden_ids``.
+    """Log entries (newest first) with their rendered HTML, one per event seq; ``hidden`` from the
+    engine's ``hidden_ids``.
 
-    ``memo`` (from ``log_memo``): the entries of the same event rows described before with the
-    same names and hidden combatants, by the row's data object (held, so its id is not reused).
+    An entry is keyed by its event's seq: a seq met again is not told again. ``memo`` (from
+    ``log_memo``): seq -> (the row's data object, its entry) of the same window described before with
+    the same names and hidden combatants; an entry is reused only for the very data object it was
+    described from (held, so its id is not reused), so a window read anew (another process wrote, an
+    undo put another event at that seq) is described anew.
     """
     out = []
     kept: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
     for seq, etype, data in events:
-        hit = memo.get(id(data)) if memo is not None else None
+        if seq in kept:
+            continue
+        hit = memo.get(seq) if memo is not None else None
         if hit is not None and hit[0] is data:
             e = hit[1]
         else:
@@ -35,7 +41,7 @@ def log_entries(
                 e = None
             else:
                 e["html"] = fragment(LOG_ENTRY, {"e": e})
-        kept[id(data)] = (data, e)
+        kept[seq] = (data, e)
         if e is not None:
             out.append(e)
     if memo is not None:

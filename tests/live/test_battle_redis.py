@@ -3,49 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import re
 import time
-from contextlib import contextmanager
-from functools import partial
 
 import pytest
 from django.contrib.auth import get_user_model
 
 from combat import services
+from tests.live.processes import servers
 from tests.live.wsclient import WSClient, http
 from tests.sockets import session_cookie
 from tests.table import SECRET_HP, current, table
 from vtt.models import Membership
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@contextmanager
-def servers(count: int):
-    """``count`` daphne processes (spawned, not forked: a forked child inherits the test database blocker)
-    serving the whole ASGI app on 127.0.0.1."""
-    from channels.testing.live import make_application, set_database_connection
-    from daphne.testing import DaphneProcess
-
-    multiprocessing.set_start_method("spawn", force=True)
-    procs = []
-    try:
-        for _ in range(count):
-            proc = DaphneProcess(
-                "127.0.0.1", partial(make_application, static_wrapper=None), setup=set_database_connection
-            )
-            proc.daemon = True
-            proc.start()
-            procs.append(proc)
-        for proc in procs:
-            if not proc.ready.wait(timeout=60) or not proc.errors.empty():
-                pytest.fail("a server process did not start")
-        yield [proc.port.value for proc in procs]
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.join(timeout=10)
 
 
 async def _until(client: WSClient, marker: str, timeout: float) -> str:
