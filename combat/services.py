@@ -282,6 +282,16 @@ def _lock_sql(vendor: str, with_token: bool, anonymous: bool) -> str:
     return f"SELECT {', '.join(columns)} FROM {b} WHERE {b}.{qn('id')} = %s{lock}"
 
 
+def _lock_for_gm(battle_id: Any, user: Any) -> LockedBattle | Result:
+    """``_lock`` for a GM's write: the locked row, or the refusal (no such battle, not its GM)."""
+    battle = _lock(battle_id, user)
+    if battle is None:
+        return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
+    if battle.role != Role.GM:
+        return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
+    return battle
+
+
 def _seen(battle: LockedBattle, user: Any, token: str) -> bool:
     """Whether this user's ``token`` is in the log, fresh when the locking SELECT waited for another writer."""
     if battle.token_seen or battle.snapshot_seq == battle.seq:
@@ -706,11 +716,9 @@ def undo(battle_id: Any, user: Any, expected_seq: int | None = None) -> Result:
     actions are not.
     """
     with _writing():
-        battle = _lock(battle_id, user)
-        if battle is None:
-            return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
-        if battle.role != Role.GM:
-            return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
+        battle = _lock_for_gm(battle_id, user)
+        if isinstance(battle, Result):
+            return battle
         if battle.imported:
             return _refused(ARCHIVED, battle, code=RefusalCode.NOT_ALLOWED)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
@@ -764,11 +772,9 @@ def set_map(
     version goes up, so nothing rendered before it is shown after, and the table is pushed.
     """
     with _writing():
-        battle = _lock(battle_id, user)
-        if battle is None:
-            return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
-        if battle.role != Role.GM:
-            return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
+        battle = _lock_for_gm(battle_id, user)
+        if isinstance(battle, Result):
+            return battle
         if image is not None and image.campaign_id != battle.campaign_id:
             return _refused("That map is not in this campaign's library.", battle, code=RefusalCode.BAD_INPUT)
         Battle.objects.filter(pk=battle.pk).update(
@@ -814,11 +820,9 @@ def apply_after_battle(battle_id: Any, user: Any, sheets: list[tuple[int, dict[s
     """Write what a battle did to its campaign's characters (GM only, once per battle): each
     (character id, sheet) of ``sheets``, checked by ``combat.aftermath.apply``, all or none."""
     with _writing():
-        battle = _lock(battle_id, user)
-        if battle is None:
-            return _refused(NO_BATTLE, code=RefusalCode.NOT_FOUND)
-        if battle.role != Role.GM:
-            return _refused(GM_ONLY, battle, code=RefusalCode.NOT_YOURS)
+        battle = _lock_for_gm(battle_id, user)
+        if isinstance(battle, Result):
+            return battle
         if battle.applied is not None:
             return _refused(ALREADY_APPLIED, battle)
         now = timezone.now()

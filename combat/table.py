@@ -79,10 +79,6 @@ class Table:
     faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
     _memo: dict[Hashable, Any] = field(default_factory=dict)
 
-    @property
-    def hide_enemy_hp(self) -> bool:
-        return bool(self.state.options.get("hide_enemy_hp", True))
-
     def once(self, key: Hashable, make: Callable[[], T]) -> T:
         """``make()``, computed once per change for ``key``: the viewers of one change share it."""
         if key not in self._memo:

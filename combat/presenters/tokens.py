@@ -45,6 +45,23 @@ def _initials(name: str) -> str:
     return (words[0][0] + (last if last.isdigit() else last[0])).upper()[:3]
 
 
+def _label(c: dict[str, Any], name: str, side: str, statuses: list[dict[str, Any]], acting: bool) -> str:
+    """What a screen reader says of a token: "Goblin 2, enemy, wounded, at C4": who, which side, how
+    hurt, where, its statuses (colour is never the only sign)."""
+    health = HEALTH_WORDS.get(c.get("hp_bucket") or "", "")
+    if c.get("ko") and health != "down":
+        health = "knocked out"
+    label = f"{name}, {side}"
+    if health:
+        label += f", {health}"
+    if c.get("hp") is not None:
+        label += f", HP {c['hp']} of {c.get('max_hp')}"
+    pos = c.get("pos")
+    if pos:
+        label += f", at {square_name(pos[0], pos[1])}"
+    return label + "".join(f", {s['name']}" for s in statuses) + (", acting now" if acting else "")
+
+
 def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
     """Combatant ``cid`` as a view shows it (``c``: its entry in ``view_for``), in values only.
 
@@ -71,25 +88,14 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
     acting = current is not None and current.id == cid
     reacting = pending is not None and pending.combatant == cid
     pos = c.get("pos")
-    health = HEALTH_WORDS.get(c.get("hp_bucket") or "", "")
-    if c.get("ko") and health != "down":
-        health = "knocked out"
-    # "Goblin 2, enemy, wounded, at C4": who, which side, how hurt, where (colour is never the only sign).
-    label = f"{name}, {side}"
-    if health:
-        label += f", {health}"
-    if hp is not None:
-        label += f", HP {hp} of {max_hp}"
-    if pos:
-        label += f", at {square_name(pos[0], pos[1])}"
-    label += "".join(f", {s['name']}" for s in statuses) + (", acting now" if acting else "")
     alive, ko = c.get("alive", True), c.get("ko", False)
+    controller_name = table.name_of(controller)
     return {
         "id": cid,
         "name": name,
         "side": side,
         "controller": controller,
-        "controller_name": table.name_of(controller),
+        "controller_name": controller_name,
         "hp": hp,
         "max_hp": max_hp,
         "pos": pos,
@@ -113,7 +119,7 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
             "line": pos[1] + 1 if pos else None,
             "square": square_name(pos[0], pos[1]) if pos else "",
             "controller": controller,
-            "label": label,
+            "label": _label(c, name, side, statuses, acting),
             "pct": pct,
             "badges": [s["name"] for s in statuses],
         },
@@ -125,7 +131,7 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
             "alive": alive,
             "ko": ko,
             "controller": controller,
-            "controller_name": table.name_of(controller),
+            "controller_name": controller_name,
         },
     }
 
