@@ -3,8 +3,8 @@
 A token, a tracker row, a GM row, the GM's override forms, a log entry and the acting combatant's
 option forms are rendered anew for every change that alters them, for every table, so they are
 Jinja2 templates (``templates/jinja2/combat/``): the same markup as Django's template language,
-compiled to Python, ~3x faster on the option forms (see ``combat.presenters.render`` and the README's
-performance section). The page and the regions around them stay Django templates and take these
+compiled to Python, ~3x faster on the option forms (see ``combat.presenters.render`` and
+docs/performance.md). The page and the regions around them stay Django templates and take these
 pieces as rendered HTML.
 
 Autoescaping is on (Django's ``SafeString`` passes as safe); a missing value renders empty, as in

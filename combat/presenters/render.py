@@ -9,7 +9,7 @@ are Jinja2 templates
 (``templates/jinja2/combat/``, ``combat.jinja``) with the same markup, given to the regions as
 rendered HTML: the option forms render in 0.22 ms instead of 0.55-0.84 ms with Django's engine, and
 ``bench/request.py`` measured the push's render 2.36/2.32/2.54 -> 2.15/2.27/2.15 ms (paired runs;
-README, Performance, round 5). The regions in Jinja2 too measured nothing (2.24/2.46/2.47 against
+docs/performance.md, round 5). The regions in Jinja2 too measured nothing (2.24/2.46/2.47 against
 2.34/2.37/2.39 ms), so they stayed Django's.
 
 A cached piece (``fragment``) is keyed by its template and the whole context it receives
