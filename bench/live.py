@@ -296,7 +296,7 @@ def start_servers(
         }
     )
     if proxied:
-        env["PROXY_COUNT"] = "1"
+        env["TRUSTED_PROXY_COUNT"] = "1"
     env.update(extra_env or {})
     env.setdefault("SOCKETS_PER_IP", "100000")  # every seat of the benchmark comes from 127.0.0.1
     procs, ports = [], []
@@ -356,7 +356,7 @@ http {{
             proxy_set_header Host $http_host;
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection $connection_upgrade;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-For $remote_addr;
             proxy_buffering off;
             proxy_read_timeout 1h;
         }}

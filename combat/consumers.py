@@ -43,6 +43,7 @@ from combat import fanout, live, presenters, sockets
 from combat.engine.actions import loads_bounded
 from combat.table import load_table, vclass_of
 from vtt.access import battle_access
+from vtt.clientaddr import scope_address
 from vtt.models import Role
 
 MAX_MESSAGE = 2048
@@ -100,8 +101,7 @@ class BattleConsumer(sockets.PushConsumer):
         if access is None:
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
-        client = self.scope.get("client") or (None,)
-        self.ip = str(client[0]) if client and client[0] else None
+        self.ip = scope_address(self.scope)
         self.store = sockets.store()
         if self.ip and await self.store.ip_count(self.ip) >= SOCKETS_PER_IP:
             await self.close()  # too many sockets from this address: refused before accept

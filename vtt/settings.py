@@ -44,6 +44,9 @@ if SECRET_KEY == DEV_SECRET_KEY:
         )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
+# Proxies in front of the server whose X-Forwarded-For and X-Forwarded-Proto are believed (vtt.clientaddr):
+# 0, the default, means the server faces the clients and those headers are ignored.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
@@ -219,10 +222,8 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True  # only that username's failures from that address (vtt.throttle)
 AXES_LOCKOUT_TEMPLATE = None
 AXES_VERBOSE = False
-# Behind N trusted proxies, count the client address from X-Forwarded-For (else REMOTE_ADDR only).
-if int(os.environ.get("PROXY_COUNT", "0")) > 0:
-    AXES_IPWARE_PROXY_COUNT = int(os.environ["PROXY_COUNT"])
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+# The client's address for the lockout, the sign-up throttle and the socket caps (vtt.clientaddr).
+AXES_CLIENT_IP_CALLABLE = "vtt.clientaddr.request_address"
 
 # Sign-up attempts per client address per window (seconds): slows down guessing which names exist.
 SIGNUP_LIMIT = int(os.environ.get("SIGNUP_LIMIT", "1000" if RUNNING_TESTS else "10"))
@@ -278,6 +279,7 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+if TRUSTED_PROXY_COUNT > 0:  # the trusted proxy says whether the browser used HTTPS
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

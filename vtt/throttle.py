@@ -11,6 +11,13 @@ so logging into an account of one's own does not reset the address's count.
 
 Sign-ups: ``SIGNUP_LIMIT`` attempts per address per ``SIGNUP_WINDOW``
 seconds, counted in the cache (shared by every process when Redis is set).
+A sign-up through a valid invite link counts against that invite instead
+(its uses, plus the same room for retries an address gets), and against the
+address only when it fails: a whole table joining from one Wi-Fi is not
+stopped by the address's limit, and guessing taken names is not faster.
+
+The address is ``vtt.clientaddr``'s (trusted proxies only, never a header
+the client wrote).
 """
 
 from __future__ import annotations
@@ -18,17 +25,18 @@ from __future__ import annotations
 from typing import Any
 
 from axes.handlers.database import AxesDatabaseHandler
-from axes.helpers import get_client_ip_address, get_client_username
+from axes.helpers import get_client_username
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Sum
 
+from vtt.clientaddr import request_address
+
 
 def client_ip(request: Any) -> str:
-    """The client's address as django-axes sees it (``PROXY_COUNT`` aware)."""
-    ip = getattr(request, "axes_ip_address", None) or get_client_ip_address(request)
-    return str(ip or request.META.get("REMOTE_ADDR", "") or "unknown")
+    """The client's address as django-axes sees it (``vtt.clientaddr.request_address``)."""
+    return str(getattr(request, "axes_ip_address", None) or request_address(request) or "unknown")
 
 
 def _failures(**filters: Any) -> int:
@@ -57,13 +65,33 @@ class LoginAttempts(AxesDatabaseHandler):
         return count
 
 
-def signup_allowed(request: Any) -> bool:
-    """Count one sign-up attempt from this address; False once over ``SIGNUP_LIMIT`` in the window."""
-    key = f"signup-attempts:{client_ip(request)}"
+def _incr(key: str) -> int:
     cache.add(key, 0, timeout=settings.SIGNUP_WINDOW)
     try:
-        count = cache.incr(key)
+        return int(cache.incr(key))
     except ValueError:  # expired between add and incr
         cache.set(key, 1, timeout=settings.SIGNUP_WINDOW)
-        count = 1
-    return count <= settings.SIGNUP_LIMIT
+        return 1
+
+
+def _address_key(request: Any) -> str:
+    return f"signup-attempts:{client_ip(request)}"
+
+
+def signup_allowed(request: Any, invite: Any = None) -> bool:
+    """Count one sign-up attempt; False once over the limit in the window.
+
+    ``invite``: the valid invite the sign-up goes through. Its attempts count against the invite (up to
+    its ``max_uses`` plus ``SIGNUP_LIMIT``), not the address; only the failed ones count against the
+    address too (``signup_failed``), so guessing taken names stays as slow as without an invite.
+    """
+    if invite is None:
+        return _incr(_address_key(request)) <= settings.SIGNUP_LIMIT
+    if int(cache.get(_address_key(request)) or 0) >= settings.SIGNUP_LIMIT:
+        return False
+    return _incr(f"signup-invite:{invite.pk}") <= invite.max_uses + settings.SIGNUP_LIMIT
+
+
+def signup_failed(request: Any) -> None:
+    """A sign-up through an invite that was refused (a taken name...): it counts against the address."""
+    _incr(_address_key(request))

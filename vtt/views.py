@@ -36,7 +36,7 @@ from vtt.access import (
 from vtt.content import campaign_content, character_templates, content_choices, template_slug
 from vtt.forms import UNAVAILABLE, CampaignForm, CharacterForm, InviteForm, MapUploadForm, SignupForm
 from vtt.models import Campaign, CharacterKind, Invite, InviteError, MapImage, Membership, Role, delete_files
-from vtt.throttle import signup_allowed
+from vtt.throttle import signup_allowed, signup_failed
 
 GM_ONLY = (Role.GM,)
 
@@ -54,19 +54,24 @@ def home(request):
     return render(request, "vtt/home.html")
 
 
+def _invite_in(target: str) -> Invite | None:
+    """The invite whose link ``target`` is (the ``next`` of a sign-up or log-in), or None."""
+    try:
+        match = resolve(urlsplit(target).path)
+    except Resolver404:
+        return None
+    if match.url_name != "join":
+        return None
+    return Invite.objects.select_related("campaign").filter(token=match.kwargs.get("token")).first()
+
+
 def _join_after_auth(request, target: str) -> str:
     """Where a person who just signed up or logged in goes: an invite in ``target`` is redeemed at once.
 
     The invite survives whichever link led to the account (the invite page's
     form, the top bar, the log-in page): all of them carry it as ``next``.
     """
-    try:
-        match = resolve(urlsplit(target).path)
-    except Resolver404:
-        return target
-    if match.url_name != "join":
-        return target
-    invite = Invite.objects.select_related("campaign").filter(token=match.kwargs.get("token")).first()
+    invite = _invite_in(target)
     if invite is None:
         return target
     try:
@@ -86,8 +91,13 @@ def _joined_text(campaign: Campaign, membership: Membership) -> str:
 def signup(request):
     if request.user.is_authenticated:
         return redirect(_next_url(request))
-    if request.method == "POST" and not signup_allowed(request):
-        form = SignupForm()
+    # Through a valid invite link, sign-ups count against the invite, not the network (vtt.throttle).
+    invite = _invite_in(_next_url(request, "")) if request.method == "POST" else None
+    if invite is not None and not invite.is_valid():
+        invite = None
+    if request.method == "POST" and not signup_allowed(request, invite):
+        # The name typed stays (never the passwords): trying again later needs no retyping.
+        form = SignupForm(initial={"username": request.POST.get("username", "")[:150]})
         messages.error(request, "Too many sign-ups from your network. Try again in an hour.")
         return render(
             request, "registration/signup.html", {"form": form, "next": _next_url(request, "")}, status=429
@@ -103,6 +113,8 @@ def signup(request):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}.")
         return redirect(_join_after_auth(request, _next_url(request)))
+    if invite is not None:  # refused (a taken name...): counts against the address too
+        signup_failed(request)
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
 
 

@@ -2,10 +2,15 @@
 
 Channels' ``AllowedHostsOriginValidator`` compares only the Origin's host
 with ``ALLOWED_HOSTS``: ``http://127.0.0.1:9999`` passed for a server on port
-8000. Here the Origin's scheme, host and port must equal the socket's own
-(``ws`` goes with ``http``, ``wss`` with ``https``; the Host header gives host
-and port), and that host must be allowed; or the Origin is listed in
+8000. Here the Origin's scheme, host and port must equal the site's public
+origin, and that host must be allowed; or the Origin is listed in
 ``CSRF_TRUSTED_ORIGINS``. Anything else, or no Origin, is refused (403).
+
+The public origin: the Host header gives host and port; the scheme is the
+one the browser used, which behind a trusted proxy (``TRUSTED_PROXY_COUNT``)
+is its ``X-Forwarded-Proto`` (a websocket's scope carries no scheme: the
+proxy ends TLS), else the socket's own (``ws`` goes with ``http``, ``wss``
+with ``https``). ``vtt.clientaddr.page_scheme`` decides it.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
+from vtt.clientaddr import page_scheme
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
-PAGE_SCHEME = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
 
 
 def _origin(value: str) -> tuple[str, str, int] | None:
@@ -40,9 +46,9 @@ def origin_allowed(scope: dict[str, Any]) -> bool:
     trusted = {o for o in (_origin(t) for t in settings.CSRF_TRUSTED_ORIGINS) if o}
     if origin in trusted:
         return True
-    scheme = PAGE_SCHEME.get(str(scope.get("scheme") or "ws"))
+    scheme = page_scheme(scope)
     host, port = split_domain_port(headers.get("host", ""))
-    if not host or scheme is None or not validate_host(host, settings.ALLOWED_HOSTS):
+    if not host or not validate_host(host, settings.ALLOWED_HOSTS):
         return False
     try:
         port_number = int(port) if port else DEFAULT_PORTS[scheme]

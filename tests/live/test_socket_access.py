@@ -272,3 +272,35 @@ async def test_a_client_too_slow_to_follow_is_dropped_and_the_others_are_not(liv
     finally:
         await gm.disconnect()
         await slow.disconnect()
+
+
+async def test_point_1_forged_x_forwarded_for_values_do_not_dodge_the_socket_cap(
+    live_table, monkeypatch, settings
+):
+    """Behind one trusted proxy, the address is the hop the proxy wrote, whatever the browser added."""
+    _, _, battle, cookies = live_table
+    settings.TRUSTED_PROXY_COUNT = 1
+    monkeypatch.setattr(consumers, "SOCKETS_PER_IP", 3)
+
+    def through_proxy(cookie: str, client: str, forged: str):
+        comm = communicator(battle.pk, cookie)
+        comm.scope["client"] = ("10.0.0.2", 40000)  # the proxy
+        comm.scope["headers"].append((b"x-forwarded-for", f"{forged}, {client}".encode()))
+        return comm
+
+    opened = []
+    try:
+        for i, name in enumerate(("gm", "player", "observer")):
+            comm = through_proxy(cookies[name], "203.0.113.7", f"198.18.0.{i}")
+            assert (await comm.connect())[0]
+            opened.append(comm)
+        extra = through_proxy(cookies["other_player"], "203.0.113.7", "198.18.0.99")
+        assert not (await extra.connect())[0]
+        await extra.disconnect()
+        # Another real client behind the same proxy is not affected.
+        elsewhere = through_proxy(cookies["other_player"], "198.51.100.9", "203.0.113.7")
+        assert (await elsewhere.connect())[0]
+        opened.append(elsewhere)
+    finally:
+        for comm in opened:
+            await comm.disconnect()

@@ -166,3 +166,148 @@ def test_a_trusted_origin_is_allowed(settings):
     settings.CSRF_TRUSTED_ORIGINS = ["https://vtt.example.org"]
     assert origin_allowed(_scope("https://vtt.example.org", "10.0.0.11:8001"))
     assert not origin_allowed(_scope("https://vtt.example.org:444", "10.0.0.11:8001"))
+
+
+# ------------------------------------------------------------------ issue 22: the client's address (point 1)
+
+PROXY = "10.0.0.2"  # the README's nginx: the only peer the server sees
+
+
+def _behind_proxy(client_address: str, forged: str | None = None) -> Client:
+    """A browser at ``client_address`` reaching the site through one trusted proxy that appends to the
+    header (a forged value the browser wrote stays left of it); the README's nginx overwrites it instead."""
+    header = f"{forged}, {client_address}" if forged else client_address
+    return Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR=header)
+
+
+@pytest.mark.parametrize(
+    ("peer", "header", "trusted", "expected"),
+    [
+        (
+            "203.0.113.5",
+            "6.6.6.6",
+            0,
+            "203.0.113.5",
+        ),  # no trusted proxy: the header is the client's own words
+        ("203.0.113.5", None, 0, "203.0.113.5"),
+        (PROXY, "6.6.6.6, 203.0.113.5", 1, "203.0.113.5"),  # nginx appended the real hop
+        (PROXY, "203.0.113.5", 1, "203.0.113.5"),  # nginx overwrote ($remote_addr)
+        (PROXY, "6.6.6.6, 203.0.113.5, 10.0.0.1", 2, "203.0.113.5"),  # two proxies
+        (PROXY, None, 1, PROXY),  # reached directly, no header: the peer
+        (PROXY, "not-an-address", 1, PROXY),  # a hop that is no address never becomes the key
+        ("2001:db8::1", "6.6.6.6", 0, "2001:db8::1"),
+    ],
+)
+def test_point_1_the_client_address_is_the_rightmost_untrusted_hop(settings, peer, header, trusted, expected):
+    from vtt.clientaddr import client_address
+
+    settings.TRUSTED_PROXY_COUNT = trusted
+    assert client_address(peer, header) == expected
+
+
+def test_point_1_forged_x_forwarded_for_values_do_not_dodge_the_lockout(db, settings):
+    settings.AXES_ENABLED = True
+    settings.TRUSTED_PROXY_COUNT = 1
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 5
+    get_user_model().objects.create_user("gm", password=PASSWORD)
+    statuses = [
+        _behind_proxy("203.0.113.9", forged=f"198.18.0.{i}")
+        .post(reverse("login"), {"username": "gm", "password": "wrong-pass"})
+        .status_code
+        for i in range(12)
+    ]
+    assert statuses[:4] == [200] * 4 and set(statuses[4:]) == {429}
+    # Locked for that address, right password or not; the same account from another address is not.
+    locked = _behind_proxy("203.0.113.9", forged="198.18.1.1").post(
+        reverse("login"), {"username": "gm", "password": PASSWORD}
+    )
+    assert locked.status_code == 429
+    other = _behind_proxy("198.51.100.4").post(reverse("login"), {"username": "gm", "password": PASSWORD})
+    assert other.status_code == 302
+
+
+def test_point_1_forged_x_forwarded_for_values_do_not_dodge_the_sign_up_throttle(db, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    settings.SIGNUP_LIMIT = 10
+    data = {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    statuses = [
+        _behind_proxy("203.0.113.9", forged=f"198.18.0.{i}")
+        .post(reverse("signup"), {**data, "username": f"rotating{i}"})
+        .status_code
+        for i in range(12)
+    ]
+    assert statuses == [302] * 10 + [429] * 2
+    assert not get_user_model().objects.filter(username__in=["rotating10", "rotating11"]).exists()
+    # Another real address behind the same proxy is not affected.
+    other = _behind_proxy("198.51.100.4").post(reverse("signup"), {**data, "username": "neighbour"})
+    assert other.status_code == 302
+
+
+# ------------------------------------------------------------------ issue 22: one Wi-Fi, one invite (point 10)
+
+
+def test_point_10_a_table_on_one_wifi_signs_up_through_its_invite_link(db, settings):
+    from vtt.models import Invite, Membership, Role
+
+    settings.SIGNUP_LIMIT = 10
+    gm = get_user_model().objects.create_user("gm", password=PASSWORD)
+    from tests.table import make_campaign
+
+    campaign = make_campaign(gm)
+    invite = Invite.objects.create(campaign=campaign, created_by=gm, role=Role.PLAYER, max_uses=30)
+    link = reverse("join", args=[invite.token])
+    data = {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "next": link}
+    # Twelve players from one address (a class, a convention hall) all get in and join the campaign.
+    for i in range(12):
+        response = _signup_with(f"student{i}", data)
+        assert response.status_code == 302, (i, response.status_code)
+    assert Membership.objects.filter(campaign=campaign, role=Role.PLAYER).count() == 12
+    invite.refresh_from_db()
+    assert invite.uses == 12
+    # Without the invite the address's own limit still holds; a refused form keeps the name typed.
+    plain = {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    assert [_signup_with(f"walkin{i}", plain).status_code for i in range(11)] == [302] * 10 + [429]
+    refused = _signup_with("latecomer", plain).content.decode()
+    assert "Too many sign-ups" in refused and 'value="latecomer"' in refused
+
+
+def test_point_10_guessing_taken_names_through_an_invite_is_as_slow_as_without(db, settings):
+    from vtt.models import Invite, Role
+
+    settings.SIGNUP_LIMIT = 3
+    gm = get_user_model().objects.create_user("gm", password=PASSWORD)
+    from tests.table import make_campaign
+
+    invite = Invite.objects.create(campaign=make_campaign(gm), created_by=gm, role=Role.PLAYER, max_uses=50)
+    data = {
+        "password1": NEW_PASSWORD,
+        "password2": NEW_PASSWORD,
+        "next": reverse("join", args=[invite.token]),
+    }
+    assert [_signup_with("gm", data).status_code for _ in range(3)] == [200] * 3  # taken: refused, counted
+    assert _signup_with("fresh-name", data).status_code == 429
+
+
+def _signup_with(username: str, data: dict, ip: str = "203.0.113.40"):
+    return Client(REMOTE_ADDR=ip).post(reverse("signup"), {**data, "username": username})
+
+
+# ------------------------------------------------------------------ issue 22: websocket Origin behind TLS (point 8)
+
+
+def test_point_8_behind_the_proxy_the_https_origin_is_accepted_and_http_refused(settings):
+    settings.ALLOWED_HOSTS = ["vtt.example.org"]
+    settings.CSRF_TRUSTED_ORIGINS = []  # the README deployment lists none
+    settings.TRUSTED_PROXY_COUNT = 1
+    proxied = [(b"x-forwarded-proto", b"https"), (b"x-forwarded-for", b"203.0.113.9")]
+    scope = _scope("https://vtt.example.org", "vtt.example.org")
+    scope["headers"] += proxied
+    assert origin_allowed(scope)
+    scope = _scope("http://vtt.example.org", "vtt.example.org")
+    scope["headers"] += proxied
+    assert not origin_allowed(scope)
+    # X-Forwarded-Proto counts only from a trusted proxy: without one, the socket's own scheme decides.
+    settings.TRUSTED_PROXY_COUNT = 0
+    scope = _scope("https://vtt.example.org", "vtt.example.org")
+    scope["headers"] += proxied
+    assert not origin_allowed(scope)
