@@ -53,8 +53,9 @@ SYNC_EVERY = 0.25  # seconds between two full renders asked by one socket
 # re-check together, and never one after another on the push path); a push or message re-checks
 # inline only when the background check is overdue by half the period again.
 RECHECK_SECONDS = 30.0
-SOCKETS_PER_USER = getattr(settings, "SOCKETS_PER_USER", 5)  # per battle; the oldest is closed
-SOCKETS_PER_IP = getattr(settings, "SOCKETS_PER_IP", 100)  # over every battle; a new one is refused
+# Campaign pages' sockets (vtt.consumers) count under the same caps.
+SOCKETS_PER_USER = getattr(settings, "SOCKETS_PER_USER", 5)  # per battle or campaign; the oldest is closed
+SOCKETS_PER_IP = getattr(settings, "SOCKETS_PER_IP", 100)  # over every socket; a new one is refused
 SLOW_BACKLOG = getattr(settings, "SOCKET_SLOW_BACKLOG", 200)  # messages waiting: the client is too slow
 CLOSE_REVOKED, CLOSE_REPLACED, CLOSE_SLOW = 4403, 4409, 4429
 
@@ -170,15 +171,12 @@ class BattleConsumer(sockets.PushConsumer):
         self.present = True
         online = {user for user, _ in entries.values()}
         await self.send(text_data=json.dumps({"presence": dict.fromkeys(sorted(online), True)}))
-        mine = sorted(
-            (opened, channel) for channel, (user, opened) in entries.items() if user == self.user_id
-        )
-        if len(mine) == 1:
+        if sum(user == self.user_id for user, _ in entries.values()) == 1:
             await self._announce(True)
         # Too many sockets of this user on this battle: the oldest ones go.
-        for _, channel in mine[: max(0, len(mine) - SOCKETS_PER_USER)]:
-            if channel != self.channel_name:
-                await sockets.safe_send(self.channel_layer, channel, {"type": "socket.replaced"})
+        await sockets.close_oldest(
+            self.channel_layer, entries, self.user_id, SOCKETS_PER_USER, self.channel_name
+        )
 
     async def _announce(self, online: bool) -> None:
         message = {"type": "presence.update", "user": self.user_id, "online": online}

@@ -7,9 +7,11 @@ serves every socket). A socket joining reads the whole table once; the
 others hear one ``presence.update`` only when a user's first socket opens or
 their last one closes, so N sockets cost N messages, not N².
 
-The same store counts sockets per user per battle and per address:
-``SOCKETS_PER_USER`` (the oldest is closed with a reason when a newer one
-opens) and ``SOCKETS_PER_IP`` (a new socket over the limit is refused).
+The same store counts sockets per user per room (a battle, or a campaign
+page: ``campaign_room``) and per address (``vtt.clientaddr``), over battle
+and campaign sockets alike: ``SOCKETS_PER_USER`` (the oldest is closed with a
+reason when a newer one opens, ``close_oldest``) and ``SOCKETS_PER_IP`` (a new
+socket over the limit is refused).
 
 Access: a change of membership, role, password or session sends one
 ``access.changed`` message to the user's account group; every socket of that
@@ -137,6 +139,22 @@ def _logged_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
         notify(user.pk, session=request.session.session_key)
 
 
+def campaign_room(campaign_id: int) -> str:
+    """The store's room of a campaign page's sockets (a battle's room is its id)."""
+    return f"campaign-{campaign_id}"
+
+
+async def close_oldest(
+    layer: Any, entries: dict[str, tuple[str, float]], user_id: str, keep: int, me: str
+) -> list[str]:
+    """Tell the oldest sockets of ``user_id`` in a room (``entries``) beyond ``keep`` to close; their channels."""
+    mine = sorted((opened, channel) for channel, (user, opened) in entries.items() if user == user_id)
+    gone = [channel for _, channel in mine[: max(0, len(mine) - keep)] if channel != me]
+    for channel in gone:
+        await safe_send(layer, channel, {"type": "socket.replaced"})
+    return gone
+
+
 def connect_signals() -> None:
     from vtt.models import Membership
 
@@ -153,29 +171,29 @@ class MemoryStore:
     """One process: plain dicts."""
 
     def __init__(self) -> None:
-        self.battles: dict[int, dict[str, tuple[str, float]]] = {}
+        self.rooms: dict[int | str, dict[str, tuple[str, float]]] = {}
         self.ips: dict[str, set[str]] = {}
 
     async def ip_count(self, ip: str) -> int:
         return len(self.ips.get(ip, ()))
 
     async def add(
-        self, battle_id: int, channel: str, user_id: str, ip: str | None
+        self, room: int | str, channel: str, user_id: str, ip: str | None
     ) -> dict[str, tuple[str, float]]:
-        entries = self.battles.setdefault(battle_id, {})
+        entries = self.rooms.setdefault(room, {})
         entries[channel] = (user_id, time.time())
         if ip:
             self.ips.setdefault(ip, set()).add(channel)
         return dict(entries)
 
-    async def entries(self, battle_id: int) -> dict[str, tuple[str, float]]:
-        return dict(self.battles.get(battle_id, {}))
+    async def entries(self, room: int | str) -> dict[str, tuple[str, float]]:
+        return dict(self.rooms.get(room, {}))
 
-    async def remove(self, battle_id: int, channel: str, ip: str | None) -> dict[str, tuple[str, float]]:
-        entries = self.battles.get(battle_id, {})
+    async def remove(self, room: int | str, channel: str, ip: str | None) -> dict[str, tuple[str, float]]:
+        entries = self.rooms.get(room, {})
         entries.pop(channel, None)
         if not entries:
-            self.battles.pop(battle_id, None)
+            self.rooms.pop(room, None)
         if ip and ip in self.ips:
             self.ips[ip].discard(channel)
             if not self.ips[ip]:
@@ -184,7 +202,7 @@ class MemoryStore:
 
 
 class RedisStore:
-    """Every process: one hash per battle (channel -> "user|opened at") and one per address."""
+    """Every process: one hash per room (channel -> "user|opened at") and one per address."""
 
     def __init__(self, url: str, prefix: str) -> None:
         self.url = url
@@ -200,8 +218,8 @@ class RedisStore:
             client = self._clients[loop] = redis.Redis.from_url(self.url)
         return client
 
-    def _battle_key(self, battle_id: int) -> str:
-        return f"{self.prefix}:presence:{battle_id}"
+    def _room_key(self, room: int | str) -> str:
+        return f"{self.prefix}:presence:{room}"
 
     def _ip_key(self, ip: str) -> str:
         return f"{self.prefix}:sockets-ip:{ip}"
@@ -221,9 +239,9 @@ class RedisStore:
         return int(await self._redis().hlen(self._ip_key(ip)))
 
     async def add(
-        self, battle_id: int, channel: str, user_id: str, ip: str | None
+        self, room: int | str, channel: str, user_id: str, ip: str | None
     ) -> dict[str, tuple[str, float]]:
-        key = self._battle_key(battle_id)
+        key = self._room_key(room)
         pipe = self._redis().pipeline()
         pipe.hset(key, channel, f"{user_id}|{time.time()}")
         pipe.expire(key, KEY_TTL)
@@ -234,11 +252,11 @@ class RedisStore:
         result = await pipe.execute()
         return self._decode(result[-1])
 
-    async def entries(self, battle_id: int) -> dict[str, tuple[str, float]]:
-        return self._decode(await self._redis().hgetall(self._battle_key(battle_id)))
+    async def entries(self, room: int | str) -> dict[str, tuple[str, float]]:
+        return self._decode(await self._redis().hgetall(self._room_key(room)))
 
-    async def remove(self, battle_id: int, channel: str, ip: str | None) -> dict[str, tuple[str, float]]:
-        key = self._battle_key(battle_id)
+    async def remove(self, room: int | str, channel: str, ip: str | None) -> dict[str, tuple[str, float]]:
+        key = self._room_key(room)
         pipe = self._redis().pipeline()
         pipe.hdel(key, channel)
         if ip:

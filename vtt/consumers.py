@@ -7,6 +7,10 @@ as the battle socket's is (``vtt.access.campaign_access``: the session is still
 this user's, the user a member) on connect, before each push, and at once
 when the account's access changes (``combat.sockets.notify``): logging out
 or leaving the campaign closes the socket with 4403.
+
+The battle sockets' caps hold here too (``combat.sockets``): at most
+``SOCKETS_PER_USER`` per user per campaign (a newer one closes the oldest,
+4409) and, with the battle sockets, ``SOCKETS_PER_IP`` per address.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
+from combat import consumers as battle_sockets
 from combat import sockets
-from combat.consumers import CLOSE_REVOKED
+from combat.consumers import CLOSE_REPLACED, CLOSE_REVOKED
 from vtt.access import campaign_access
+from vtt.clientaddr import scope_address
 
 
 def campaign_group(campaign_id: int) -> str:
@@ -28,6 +34,7 @@ class CampaignConsumer(sockets.PushConsumer):
     """One socket per open campaign page; receives nothing from the browser."""
 
     groups_joined: list[str]
+    present: bool = False
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -41,24 +48,41 @@ class CampaignConsumer(sockets.PushConsumer):
         if not await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key):
             await self.close()  # before accept: the handshake is refused
             return
+        self.ip = scope_address(self.scope)
+        self.store = sockets.store()
+        if self.ip and await self.store.ip_count(self.ip) >= battle_sockets.SOCKETS_PER_IP:
+            await self.close()  # too many sockets from this address: refused before accept
+            return
         self.groups_joined = [campaign_group(self.campaign_id), sockets.account_group(self.user.pk)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        room, me = sockets.campaign_room(self.campaign_id), str(self.user.pk)
+        entries = await self.store.add(room, self.channel_name, me, self.ip)
+        self.present = True
+        await sockets.close_oldest(
+            self.channel_layer, entries, me, battle_sockets.SOCKETS_PER_USER, self.channel_name
+        )
 
     async def disconnect(self, code: int) -> None:
-        for group in self.groups_joined:
+        groups, self.groups_joined = getattr(self, "groups_joined", []), []
+        for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
-        self.groups_joined = []
+        if self.present:
+            self.present = False
+            await self.store.remove(sockets.campaign_room(self.campaign_id), self.channel_name, self.ip)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return  # the page only listens
 
+    async def _end(self, code: int, reason: str = "") -> None:
+        await self.disconnect(code)
+        await self.close(code=code, reason=reason or None)
+
     async def _still_allowed(self) -> bool:
         if await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key):
             return True
-        await self.disconnect(CLOSE_REVOKED)
-        await self.close(code=CLOSE_REVOKED)
+        await self._end(CLOSE_REVOKED)
         return False
 
     async def campaign_battles(self, event: dict[str, Any]) -> None:
@@ -66,10 +90,12 @@ class CampaignConsumer(sockets.PushConsumer):
         if await self._still_allowed():
             await self.send(text_data=event["html"])
 
+    async def socket_replaced(self, event: dict[str, Any]) -> None:
+        await self._end(CLOSE_REPLACED, "This campaign is open in too many tabs; the oldest was closed.")
+
     async def access_changed(self, event: dict[str, Any]) -> None:
         """The account's membership, password or session changed (any campaign): re-check now."""
         if event.get("session") is not None and event["session"] == self.session_key:
-            await self.disconnect(CLOSE_REVOKED)
-            await self.close(code=CLOSE_REVOKED)
+            await self._end(CLOSE_REVOKED)
             return
         await self._still_allowed()

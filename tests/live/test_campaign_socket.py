@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -96,3 +98,76 @@ async def test_logging_out_closes_the_campaign_socket_of_that_session():
     output = await comm.receive_output(timeout=2)
     assert output["type"] == "websocket.close" and output.get("code") == 4403
     await comm.disconnect()
+
+
+# ------------------------------------------------------------------ issue 22, point 4: campaign sockets are capped
+
+
+async def test_point_4_300_campaign_sockets_from_one_account_leave_the_others_connected_and_served():
+    from combat import consumers, sockets
+
+    users, campaign, battle = await database_sync_to_async(table)(start=False)
+    cookies = {
+        name: await database_sync_to_async(session_cookie)(users[name])
+        for name in ("gm", "player", "observer")
+    }
+    player = campaign_socket(campaign.pk, cookies["player"])
+    assert (await player.connect())[0]
+    flood = []
+    try:
+        for _ in range(300):
+            comm = campaign_socket(campaign.pk, cookies["observer"])
+            connected, _ = await comm.connect(timeout=10)
+            assert connected
+            flood.append(comm)
+        # At most SOCKETS_PER_USER of the flood stay open: each newer one closed the oldest, with a reason
+        # (the last "replaced" message may still be on its way).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 3.0
+        while True:
+            entries = await sockets.store().entries(sockets.campaign_room(campaign.pk))
+            mine = [ch for ch, (uid, _) in entries.items() if uid == str(users["observer"].pk)]
+            if len(mine) <= consumers.SOCKETS_PER_USER or loop.time() > deadline:
+                break
+            await asyncio.sleep(0.02)
+        assert len(mine) == consumers.SOCKETS_PER_USER
+        closed = await flood[0].receive_output(timeout=2)
+        assert closed["type"] == "websocket.close" and closed["code"] == consumers.CLOSE_REPLACED
+        assert "too many tabs" in closed["reason"]
+        # The other member is still connected and still told about the table.
+        assert await database_sync_to_async(_start_as_gm)(users["gm"], battle.pk) == 200
+        got = "".join(await frames(player, timeout=3.0, until="has started"))
+        assert "has started" in got
+        newest = "".join(await frames(flood[-1], timeout=3.0, until="has started"))
+        assert "has started" in newest
+    finally:
+        for comm in (player, *flood):
+            await comm.disconnect()
+
+
+async def test_point_4_campaign_and_battle_sockets_share_the_per_address_cap(monkeypatch):
+    from combat import consumers
+    from tests.sockets import communicator
+
+    monkeypatch.setattr(consumers, "SOCKETS_PER_IP", 2)
+    users, campaign, battle = await database_sync_to_async(table)(start=False)
+    cookie = await database_sync_to_async(session_cookie)(users["player"])
+    opened = []
+    try:
+        for comm in (campaign_socket(campaign.pk, cookie), communicator(battle.pk, cookie)):
+            comm.scope["client"] = ("203.0.113.7", 5000)
+            assert (await comm.connect())[0]
+            opened.append(comm)
+        extra = campaign_socket(campaign.pk, cookie)
+        extra.scope["client"] = ("203.0.113.7", 5001)
+        assert not (await extra.connect())[0]
+        await extra.disconnect()
+        # A closed socket frees its place.
+        await opened.pop(0).disconnect()
+        again = campaign_socket(campaign.pk, cookie)
+        again.scope["client"] = ("203.0.113.7", 5002)
+        assert (await again.connect())[0]
+        opened.append(again)
+    finally:
+        for comm in opened:
+            await comm.disconnect()
