@@ -12,6 +12,10 @@ response's close in the same hop (``handle``). Reading the body and sending the 
 Django's handler. An async view would still work (Django
 adapts it in sync mode), but it would then cost two hops.
 
+A request body longer than ``settings.REQUEST_MAX_BYTES`` (the largest upload and its form) is
+refused with 413 before it is read: at once when its ``Content-Length`` says so, else as soon as
+the chunks received pass the limit (Django's handler would copy any size into a temporary file).
+
 Django's handler also opens a new ``ThreadSensitiveContext`` per request, whose executor starts a new
 OS thread and joins it when the request ends (under load, ~10 % of a server process's busy samples
 went to starting threads). Here each request borrows a one-thread executor from a free list and
@@ -24,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import tempfile
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,7 +39,8 @@ from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import FileResponse, HttpRequest, HttpResponseBase
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
+from django.template.loader import render_to_string
 from django.urls import set_script_prefix
 
 # The event loop of the server handling the current request: a request thread can hand work to it
@@ -42,6 +48,18 @@ from django.urls import set_script_prefix
 SERVER_LOOP: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
     "server_loop", default=None
 )
+
+
+class BodyTooLarge(Exception):
+    """The request body passed ``settings.REQUEST_MAX_BYTES``."""
+
+
+def declared_length(scope: Any) -> int | None:
+    """The request's ``Content-Length`` (None when absent or not a number)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            return int(value) if value.strip().isdigit() else None
+    return None
 
 
 class OneThreadASGIHandler(ASGIHandler):
@@ -80,9 +98,15 @@ class OneThreadASGIHandler(ASGIHandler):
         bytes go out. Django's handler makes three hops and two tasks of it (the second one listens
         for a disconnect so that an async view can be cancelled; a sync view runs to its end anyway).
         """
+        limit = getattr(settings, "REQUEST_MAX_BYTES", 0)
         try:
+            if limit and (declared_length(scope) or 0) > limit:
+                raise BodyTooLarge
             body_file = await self.read_body(receive)
         except RequestAborted:
+            return
+        except BodyTooLarge:
+            await self.send_response(await sync_to_async(too_large)(), send)
             return
         set_script_prefix(get_script_prefix(scope))
         try:
@@ -100,6 +124,29 @@ class OneThreadASGIHandler(ASGIHandler):
                     await sync_to_async(response.close)()
         finally:
             body_file.close()
+
+    async def read_body(self, receive: Any) -> Any:
+        """Django's, refusing a body once it passes ``settings.REQUEST_MAX_BYTES`` (``BodyTooLarge``)."""
+        limit = getattr(settings, "REQUEST_MAX_BYTES", 0)
+        body_file = tempfile.SpooledTemporaryFile(  # noqa: SIM115 - returned open, as in Django
+            max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b"
+        )
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                body_file.close()
+                raise RequestAborted()
+            if "body" in message:
+                size += len(message["body"])
+                if limit and size > limit:
+                    body_file.close()
+                    raise BodyTooLarge
+                body_file.write(message["body"])
+            if not message.get("more_body", False):
+                break
+        body_file.seek(0)
+        return body_file
 
     def _running(self) -> Any:
         """A turn to run the request's sync work: at most ``settings.REQUEST_THREADS`` requests of this
@@ -125,6 +172,14 @@ class OneThreadASGIHandler(ASGIHandler):
 
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+
+def too_large() -> HttpResponse:
+    """413 with the site's page saying the limit (rendered without a request, like Django's 400 page)."""
+    megabytes = settings.REQUEST_MAX_BYTES // (1024 * 1024)
+    response = HttpResponse(render_to_string("413.html", {"megabytes": megabytes}), status=413)
+    response["Connection"] = "close"
+    return response
 
 
 def get_asgi_application() -> OneThreadASGIHandler:

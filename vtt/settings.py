@@ -267,6 +267,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# A request body is refused (413) past this many bytes before it is read (vtt.handlers): the largest
+# upload (vtt.images.MAX_BYTES, 10 MB) and its form. The README's nginx block says the same.
+REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(11 * 1024 * 1024)))
+
 # Posted payloads are small: forms and battle actions.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(256 * 1024)))
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 400

@@ -180,3 +180,70 @@ async def test_at_most_request_threads_requests_run_their_views_at_once(monkeypa
     most = 0
     responses = await asyncio.gather(*(_get("/accounts/login/") for _ in range(5)))
     assert [r["status"] for r in responses] == [200] * 5 and most > 2  # no limit
+
+
+# ---------------------------------------------------------------- issue 22, point 6: bodies past the limit
+
+
+async def _post_counting(headers: list, chunk: bytes, chunks: int) -> tuple[int, int]:
+    """POST ``chunks`` × ``chunk`` to the login page through the ASGI application; (status, chunks read)."""
+    from vtt.asgi import application
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/accounts/login/",
+        "raw_path": b"/accounts/login/",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [*FORM, *headers],
+        "client": ("203.0.113.5", 5000),
+        "server": ("testserver", 80),
+    }
+    read = 0
+    sent: list[dict] = []
+
+    async def receive():
+        nonlocal read
+        read += 1
+        return {"type": "http.request", "body": chunk, "more_body": read < chunks}
+
+    async def send(message):
+        sent.append(message)
+
+    await asyncio.wait_for(application(scope, receive, send), timeout=30)
+    return sent[0]["status"], read
+
+
+async def test_point_6_a_30_mb_anonymous_body_is_refused_without_being_read(settings):
+    from django.conf import settings as live
+
+    megabyte = b"x" * (1024 * 1024)
+    status, read = await _post_counting([(b"content-length", str(30 * len(megabyte)).encode())], megabyte, 30)
+    assert status == 413 and read == 0  # its Content-Length said enough: not one chunk was read
+    # Without a length (chunked), reading stops at the first chunk past the limit.
+    status, read = await _post_counting([], megabyte, 30)
+    assert status == 413
+    assert read == live.REQUEST_MAX_BYTES // len(megabyte) + 1 < 30
+
+
+async def test_point_6_a_body_within_the_limit_still_reaches_the_view():
+    status, read = await _post_counting([(b"content-length", b"21")], b"username=a&password=b", 1)
+    assert (status, read) == (403, 1)  # read whole, then refused for its missing CSRF token, as before
+
+
+def test_point_6_the_limit_fits_the_largest_upload_and_the_readme_proxy_says_the_same():
+    from pathlib import Path
+
+    from django.conf import settings
+
+    from vtt import images
+
+    assert images.MAX_BYTES < settings.REQUEST_MAX_BYTES <= images.MAX_BYTES + 2 * 1024 * 1024
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    nginx = readme[readme.index("```nginx") : readme.index("```", readme.index("```nginx") + 3)]
+    size = re.search(r"client_max_body_size (\d+)m;", nginx)
+    assert size is not None and int(size[1]) * 1024 * 1024 == settings.REQUEST_MAX_BYTES
