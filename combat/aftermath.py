@@ -15,12 +15,13 @@ from dataclasses import field as dc_field
 from typing import Any
 
 from combat import services
+from combat.engine.actions import has_nul
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import status_name
 from combat.engine.state import BattleState, Combatant
 from combat.models import Battle
 from vtt.content import campaign_content, clean_content_value, content_choices
-from vtt.models import Character, has_nul
+from vtt.models import Character
 
 
 @dataclass

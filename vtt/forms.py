@@ -14,16 +14,18 @@ from typing import Any
 from confusable_homoglyphs import confusables
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from combat.engine.actions import has_nul
 from combat.engine.rulesets import RULESETS, get_ruleset, ruleset_choices
 from combat.engine.schema import Field, SheetSchema
 from vtt.content import campaign_content, clean_content_value, content_choices
+from vtt.forminput import InputRefused
 from vtt.images import BadImage, map_from, portrait_from
-from vtt.models import Campaign, Character, CharacterKind, Invite, Membership, Role, delete_files, has_nul
+from vtt.models import Campaign, Character, CharacterKind, Invite, Membership, Role, delete_files
 
 SHEET_PREFIX = "sheet_"
 OPTION_PREFIX = "opt_"
@@ -396,6 +398,17 @@ def username_taken(name: str) -> bool:
     # Names with characters outside ASCII are few: compare what each looks like.
     others = User.objects.filter(username__regex=r"[^ -~]").values_list("username", flat=True)
     return any(username_skeleton(other) == skeleton for other in others.iterator())
+
+
+class LoginForm(AuthenticationForm):
+    """Django's log-in form. A name longer than any account's is no typing mistake (the input stops at the
+    limit): it is refused with the site's 400 (``vtt.forminput``) before it reaches the lockout's table."""
+
+    def clean(self):
+        limit = self.fields["username"].max_length or 150
+        if len(str(self.data.get("username", ""))) > limit:
+            raise InputRefused("That name is longer than any account's.")
+        return super().clean()
 
 
 class SignupForm(UserCreationForm):

@@ -21,6 +21,7 @@ from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from combat.engine.actions import has_nul
 from combat.engine.rulesets import RULESETS, UnknownRuleset, get_ruleset, ruleset_choices
 from combat.engine.rulesets.base import Ruleset
 from vtt.content import campaign_content, check_sheet
@@ -39,17 +40,6 @@ def schema_errors_as_messages(schema, errors: dict[str, list[str]]) -> list[str]
         prefix = f"{field.label}: " if field else ""
         messages.extend(prefix + item for item in items)
     return messages
-
-
-def has_nul(value: Any) -> bool:
-    """True when a NUL character hides anywhere in a JSON-like value (PostgreSQL refuses those)."""
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(has_nul(k) or has_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(has_nul(v) for v in value)
-    return False
 
 
 class Role(models.TextChoices):

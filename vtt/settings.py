@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "vtt.auth.AuthenticationMiddleware",  # Django's, with the user read by one plain statement
     "django.contrib.messages.middleware.MessageMiddleware",
+    "vtt.forminput.FormInputMiddleware",  # NUL or over-long text in any form: one 400 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

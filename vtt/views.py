@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import AuthenticationForm
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.http import HttpResponseBadRequest
@@ -34,7 +33,15 @@ from vtt.access import (
     membership_for,
 )
 from vtt.content import campaign_content, character_templates, content_choices, template_slug
-from vtt.forms import UNAVAILABLE, CampaignForm, CharacterForm, InviteForm, MapUploadForm, SignupForm
+from vtt.forms import (
+    UNAVAILABLE,
+    CampaignForm,
+    CharacterForm,
+    InviteForm,
+    LoginForm,
+    MapUploadForm,
+    SignupForm,
+)
 from vtt.models import Campaign, CharacterKind, Invite, InviteError, MapImage, Membership, Role, delete_files
 from vtt.throttle import signup_allowed, signup_failed
 
@@ -122,6 +129,7 @@ class LoginView(auth_views.LoginView):
     """Django's log-in page; an invite carried in ``next`` is redeemed on success."""
 
     redirect_authenticated_user = True
+    authentication_form = LoginForm
 
     def get_success_url(self):
         return _join_after_auth(self.request, super().get_success_url())
@@ -289,7 +297,7 @@ def join(request, token: str):
             "problem": invite.problem(),
             "next": request.path,
             "signup_form": SignupForm(),
-            "login_form": AuthenticationForm(request),
+            "login_form": LoginForm(request),
         }
         return render(request, "vtt/join.html", context, status=410 if invite.problem() else 200)
     membership = membership_for(request.user, invite.campaign)

@@ -57,6 +57,17 @@ def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
+def has_nul(value: Any) -> bool:
+    """True when a NUL character hides in a JSON-like value's text (a key or a string), at any depth."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(has_nul(v) for v in value)
+    return False
+
+
 def text_depth(text: str, limit: int = MAX_DEPTH) -> int:
     """How deeply ``[`` and ``{`` nest in JSON text (strings skipped), without parsing it; stops past ``limit``."""
     depth = deepest = 0
@@ -151,6 +162,8 @@ class Action:
             return Refusal("Malformed action parameters.", RefusalCode.BAD_INPUT)
         if nesting_depth(params) > MAX_DEPTH:
             return Refusal("Action parameters are nested too deeply.", RefusalCode.BAD_INPUT)
+        if has_nul(params):
+            return Refusal("Text may not contain NUL characters.", RefusalCode.BAD_INPUT)
         try:
             size = len(json.dumps(params))
         except (TypeError, ValueError, RecursionError):

@@ -182,3 +182,90 @@ async def test_deep_oversized_and_unicode_socket_frames_are_refused_and_the_sock
         assert not comm.future.done()
     finally:
         await comm.disconnect()
+
+
+# ------------------------------------------------------------------ issue 22, point 5: NUL and over-long text
+
+
+def test_point_5_a_256_character_username_at_login_gets_a_400(db, settings):
+    from axes.models import AccessAttempt
+    from django.test import Client
+
+    from vtt.forminput import REFUSED
+
+    settings.AXES_ENABLED = True
+    for name in ("u" * 256, "u" * 151):
+        response = Client().post("/accounts/login/", {"username": name, "password": "whatever"})
+        assert response.status_code == 400
+        assert REFUSED in response.content.decode()
+    assert not AccessAttempt.objects.exists()  # nothing reached the lockout's table
+
+
+def test_point_5_a_nul_in_the_gm_end_battle_reason_gets_a_400_and_changes_nothing(world):
+    from vtt.forminput import REFUSED
+
+    battle = world["battle"]
+    before = fingerprint(battle.pk)
+    response = client_for(world, "gm").post(
+        f"/battles/{battle.pk}/act",
+        {"kind": "gm.end_battle", "reason": "Ran\x00away", "expected_seq": str(before[0])},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 400
+    assert REFUSED in response.content.decode()
+    assert fingerprint(battle.pk) == before
+    # The services refuse it too (a payload that never went through a form).
+    result = services.gm_override(
+        battle.pk, world["users"]["gm"], {"kind": "gm.end_battle", "params": {"reason": "Ran\x00away"}}
+    )
+    assert not result.ok and "NUL" in result.reason
+    assert fingerprint(battle.pk) == before
+
+
+def _write_rows():
+    from tests.security.matrix import MATRIX
+
+    return [pytest.param(r[1], r[2], r[4], id=r[0]) for r in MATRIX if r[3] == "post"]
+
+
+@pytest.mark.parametrize("bad", ["nul", "long"])
+@pytest.mark.parametrize(("name", "args", "data"), _write_rows())
+def test_point_5_every_form_refuses_nul_and_over_long_text_with_one_message(world, name, args, data, bad):
+    from django.urls import reverse
+
+    from tests.security.matrix import matrix_ids
+    from vtt.forminput import MAX_FIELD_CHARS, REFUSED
+    from vtt.models import Campaign, Character, ContentEntry, Invite, MapImage, Membership
+
+    ids = matrix_ids(world)
+    url = reverse(name, args=[ids[a] for a in args])
+    fields = {k: v for k, v in data(world).items() if isinstance(v, str)} or {"note": "x"}
+    models = (Campaign, Character, ContentEntry, Invite, MapImage, Membership)
+    before = (
+        [fingerprint(world["battle"].pk), fingerprint(world["setup"].pk)],
+        [sorted(m.objects.values_list("pk", flat=True)) for m in models],
+    )
+    for key in fields:
+        value = "a\x00b" if bad == "nul" else "x" * (MAX_FIELD_CHARS + 1)
+        response = client_for(world, "gm").post(url, {**data(world), key: value})
+        assert response.status_code == 400, (key, response.status_code)
+        assert REFUSED in response.content.decode()
+    after = (
+        [fingerprint(world["battle"].pk), fingerprint(world["setup"].pk)],
+        [sorted(m.objects.values_list("pk", flat=True)) for m in models],
+    )
+    assert after == before
+
+
+@pytest.mark.parametrize("name", ["signup", "login"])
+def test_point_5_the_account_forms_refuse_a_nul_with_the_same_message(db, name):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from vtt.forminput import REFUSED
+
+    response = Client().post(
+        f"/accounts/{name}/", {"username": "nu\x00ll", "password": "p", "password1": "p", "password2": "p"}
+    )
+    assert response.status_code == 400 and REFUSED in response.content.decode()
+    assert not get_user_model().objects.exists()
