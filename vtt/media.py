@@ -2,8 +2,9 @@
 
 Stored names look like ``campaigns/<campaign id>/<portraits|maps>/<32 hex>-<variant>.webp``
 (``vtt.images``). A request for any other shape of name, for a campaign the
-viewer is not a member of, or for a file that is not stored, is the same 404:
-nobody learns which campaigns or files exist. The bytes come through Django's
+viewer is not a member of, for a file no character or library map of that
+campaign names (a deleted one's), or for a file that is not stored, is the
+same 404: nobody learns which campaigns or files exist. The bytes come through Django's
 storage API, so the local file system and an S3-compatible bucket behave alike.
 """
 
@@ -12,13 +13,15 @@ from __future__ import annotations
 import re
 
 from django.core.files.storage import default_storage
+from django.db.models import Q
 from django.http import FileResponse, Http404
 from django.views.decorators.http import require_GET
 
 from vtt.access import campaign_for
+from vtt.models import Character, MapImage
 
 NAME = re.compile(
-    r"^campaigns/(?P<campaign>[0-9]{1,18})/(?:portraits|maps)/[0-9a-f]{32}-(?:sheet|token|map|thumb)\.webp$"
+    r"^campaigns/(?P<campaign>[0-9]{1,18})/(?P<kind>portraits|maps)/[0-9a-f]{32}-(?:sheet|token|map|thumb)\.webp$"
 )
 # Names are random and never reused: a browser may keep a file for a year, but only for this user.
 CACHE = "private, max-age=31536000, immutable"
@@ -29,7 +32,13 @@ def serve(request, name: str):
     match = NAME.match(name)
     if match is None:
         raise Http404("No such image.")
-    campaign_for(request, int(match["campaign"]))  # 404 unless a member (anonymous users included)
+    campaign, _ = campaign_for(request, int(match["campaign"]))  # 404 unless a member (anonymous included)
+    model = Character if match["kind"] == "portraits" else MapImage
+    named = Q()
+    for field in model.FILE_FIELDS:
+        named |= Q(**{field: name})
+    if not model.objects.filter(named, campaign=campaign).exists():
+        raise Http404("No such image.")  # deleted with its character or map (or never stored)
     try:
         handle = default_storage.open(name, "rb")
     except (FileNotFoundError, OSError) as exc:

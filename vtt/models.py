@@ -18,6 +18,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
+from django.db.models.signals import post_delete
 from django.urls import reverse
 from django.utils import timezone
 
@@ -223,6 +224,8 @@ class Character(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
+    FILE_FIELDS = ("portrait", "portrait_token")
+
     class Meta:
         ordering = ("kind", "name", "pk")
 
@@ -297,11 +300,20 @@ def media_url(name: str) -> str:
 
 
 def delete_files(names) -> None:
-    """Remove stored files that nothing points to any more (best effort: a leftover file is harmless)."""
+    """Remove stored files that nothing points to any more (best effort: ``vtt.media`` serves only files a
+    row still names, so a leftover file is never shown)."""
     for name in names:
         if name:
             with contextlib.suppress(Exception):  # a storage hiccup must not fail the request
                 default_storage.delete(name)
+
+
+def _files_of_deleted(sender, instance, **kwargs) -> None:
+    """A deleted character's portraits or library map's files go once the deletion commits (a page, the
+    admin, or a whole campaign deleted with them)."""
+    names = [f.name for f in (getattr(instance, n) for n in sender.FILE_FIELDS) if f and f.name]
+    if names:
+        transaction.on_commit(lambda: delete_files(names))
 
 
 class MapImage(models.Model):
@@ -314,6 +326,8 @@ class MapImage(models.Model):
     width = models.PositiveIntegerField(editable=False)
     height = models.PositiveIntegerField(editable=False)
     created = models.DateTimeField(auto_now_add=True)
+
+    FILE_FIELDS = ("image", "thumb")
 
     class Meta:
         ordering = ("-created", "-pk")
@@ -369,3 +383,7 @@ class ContentEntry(models.Model):
     def name(self) -> str:
         name = self.data.get("name") if isinstance(self.data, dict) else None
         return name if isinstance(name, str) and name else self.key.replace("_", " ").capitalize()
+
+
+for _model in (Character, MapImage):
+    post_delete.connect(_files_of_deleted, sender=_model, dispatch_uid=f"files-of-deleted-{_model.__name__}")

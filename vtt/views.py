@@ -42,7 +42,7 @@ from vtt.forms import (
     MapUploadForm,
     SignupForm,
 )
-from vtt.models import Campaign, CharacterKind, Invite, InviteError, MapImage, Membership, Role, delete_files
+from vtt.models import Campaign, CharacterKind, Invite, InviteError, MapImage, Membership, Role
 from vtt.throttle import signup_allowed, signup_failed
 
 GM_ONLY = (Role.GM,)
@@ -419,7 +419,8 @@ def character_edit(request, pk: int, char_pk: int):
 def character_delete(request, pk: int, char_pk: int):
     character, _membership = character_for(request, pk, char_pk, edit=True)
     campaign = character.campaign
-    character.delete()
+    character.delete()  # its portrait files go after the commit (vtt.models)
+    forget_faces(campaign.pk)
     messages.success(request, f"{character.name} deleted.")
     if request.htmx:
         return HttpResponseClientRedirect(campaign.get_absolute_url())
@@ -451,8 +452,6 @@ def map_library(request, pk: int):
 def map_delete(request, pk: int, map_pk: int):
     campaign, _membership = campaign_for(request, pk, roles=GM_ONLY)
     item = get_object_or_404(MapImage, campaign=campaign, pk=map_pk)
-    names = [item.image.name, item.thumb.name]
-    item.delete()  # battles that showed it keep their grid and show no map
-    transaction.on_commit(lambda: delete_files(names))
+    item.delete()  # its files go after the commit; battles that showed it keep their grid and show no map
     messages.success(request, f"“{item.name}” was deleted.")
     return redirect("map_library", campaign.pk)

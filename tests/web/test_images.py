@@ -386,3 +386,58 @@ def test_a_rows_board_gets_the_picture_as_its_backdrop(as_user, gm, player):
     battle.refresh_from_db()
     page = as_user(player).get(reverse("battle", args=[battle.pk])).content.decode()
     assert "board-rows" in page and 'class="board-map"' in page and battle.map.url in page
+
+
+# ---------------------------------------------------------------- issue 22, point 7: deleted means gone
+
+
+def test_point_7_a_deleted_characters_portrait_files_are_removed_and_its_url_answers_404(
+    as_user, gm, player, campaign, pc, django_capture_on_commit_callbacks
+):
+    schema = campaign.ruleset_class.sheet_schema
+    post = sheet_post(schema, pc.sheet, name="Aria", kind="pc", owner=str(pc.owner_id))
+    with django_capture_on_commit_callbacks(execute=True):
+        as_user(gm).post(
+            reverse("character_edit", args=[campaign.pk, pc.pk]),
+            {**post, "portrait_file": upload("a.png", png_bytes())},
+        )
+    pc.refresh_from_db()
+    urls = [pc.portrait_url, pc.portrait_token_url]
+    assert all(as_user(player).get(url).status_code == 200 for url in urls)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(player).post(reverse("character_delete", args=[campaign.pk, pc.pk]))
+    assert response.status_code == 302
+    assert stored_files() == []
+    assert [as_user(member).get(url).status_code for url in urls for member in (gm, player)] == [404] * 4
+
+
+def test_point_7_a_deleted_library_maps_files_are_removed_and_its_url_answers_404(
+    as_user, gm, campaign, django_capture_on_commit_callbacks
+):
+    item = MapImage.create_from(campaign, "Bridge", images.map_from(io.BytesIO(png_bytes((640, 480)))))
+    urls = [item.url, item.thumb_url]
+    assert all(as_user(gm).get(url).status_code == 200 for url in urls)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(reverse("map_delete", args=[campaign.pk, item.pk]))
+    assert response.status_code == 302
+    assert stored_files() == []
+    assert [as_user(gm).get(url).status_code for url in urls] == [404, 404]
+
+
+def test_point_7_a_deleted_campaign_takes_its_files_and_a_file_no_row_names_is_not_served(
+    as_user, gm, campaign, django_capture_on_commit_callbacks
+):
+    character = make_character(campaign, "Leftover")
+    character.set_portrait(images.portrait_from(io.BytesIO(png_bytes())))
+    character.save()
+    item = MapImage.create_from(campaign, "Cave", images.map_from(io.BytesIO(png_bytes((320, 200)))))
+    assert len(stored_files()) == 4 and as_user(gm).get(item.url).status_code == 200
+    # A row that no longer names its files (say a storage failed to delete them): 404 all the same.
+    portraits = {Path(character.portrait.name).name, Path(character.portrait_token.name).name}
+    url = character.portrait_url
+    Character.objects.filter(pk=character.pk).update(portrait="", portrait_token="")
+    assert as_user(gm).get(url).status_code == 404
+    # Deleting the campaign (the admin's way) deletes its maps and characters, and their files with them.
+    with django_capture_on_commit_callbacks(execute=True):
+        campaign.delete()
+    assert {p.name for p in stored_files()} == portraits  # only the files no row named any more
