@@ -7,7 +7,6 @@ message for the same bad value.
 
 from __future__ import annotations
 
-import unicodedata
 from datetime import timedelta
 from typing import Any
 
@@ -25,7 +24,7 @@ from combat.engine.schema import Field, SheetSchema
 from vtt.content import campaign_content, clean_content_value, content_choices
 from vtt.forminput import InputRefused
 from vtt.images import BadImage, map_from, portrait_from
-from vtt.models import Campaign, Character, CharacterKind, Invite, Membership, Role, delete_files
+from vtt.models import AccountName, Campaign, Character, CharacterKind, Invite, Membership, Role, delete_files
 
 SHEET_PREFIX = "sheet_"
 OPTION_PREFIX = "opt_"
@@ -375,29 +374,13 @@ UNAVAILABLE = "That username is not available. Choose another."
 
 
 def username_skeleton(name: str) -> str:
-    """What a name looks like: NFKC, each character that mimics a Latin one replaced by it, case folded."""
-    name = unicodedata.normalize("NFKC", name)
-    found = confusables.is_confusable(name, preferred_aliases=["latin"], greedy=True) or []
-    lookalike = {}
-    for item in found:
-        latin = [g["c"] for g in item.get("homoglyphs", []) if len(g.get("c", "")) == 1 and g["c"].isascii()]
-        if latin:
-            lookalike[item["character"]] = latin[0]
-    return "".join(lookalike.get(ch, ch) for ch in name).casefold()
+    """What a name looks like (``vtt.names.skeleton``): lookalike names share it."""
+    return AccountName.key(name)
 
 
 def username_taken(name: str) -> bool:
     """An account exists with this name, with it in another case, or with a name that looks the same."""
-    User = get_user_model()
-    skeleton = username_skeleton(name)
-    if (
-        User.objects.filter(username__iexact=name).exists()
-        or User.objects.filter(username__iexact=skeleton).exists()
-    ):
-        return True
-    # Names with characters outside ASCII are few: compare what each looks like.
-    others = User.objects.filter(username__regex=r"[^ -~]").values_list("username", flat=True)
-    return any(username_skeleton(other) == skeleton for other in others.iterator())
+    return AccountName.taken(name) or get_user_model().objects.filter(username=name).exists()
 
 
 class LoginForm(AuthenticationForm):

@@ -18,7 +18,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 from django.urls import reverse
 from django.utils import timezone
 
@@ -356,6 +356,39 @@ class MapImage(models.Model):
         return item
 
 
+class AccountName(models.Model):
+    """What an account's username looks like (``vtt.names.skeleton``): a name that looks like a taken one is
+    refused by one equality, the same on every database. Kept by ``_name_saved`` whenever a user is saved."""
+
+    MAX_LENGTH = 600
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    skeleton = models.CharField(max_length=MAX_LENGTH, db_index=True)
+
+    def __str__(self) -> str:
+        return self.skeleton
+
+    @classmethod
+    def key(cls, username: str) -> str:
+        from vtt.names import skeleton
+
+        return skeleton(username)[: cls.MAX_LENGTH]
+
+    @classmethod
+    def taken(cls, username: str) -> bool:
+        """An account exists whose name looks like ``username`` (in any case, any lookalike letters)."""
+        return cls.objects.filter(skeleton=cls.key(username)).exists()
+
+
+def _name_saved(sender, instance, created: bool = False, update_fields=None, **kwargs) -> None:
+    if created or update_fields is None or "username" in update_fields:
+        AccountName.objects.update_or_create(
+            user_id=instance.pk, defaults={"skeleton": AccountName.key(instance.get_username())}
+        )
+
+
 class ContentEntry(models.Model):
     """One homebrew definition of a campaign: a spell, an item, a monster... over the ruleset's built-in ones.
 
@@ -387,3 +420,4 @@ class ContentEntry(models.Model):
 
 for _model in (Character, MapImage):
     post_delete.connect(_files_of_deleted, sender=_model, dispatch_uid=f"files-of-deleted-{_model.__name__}")
+post_save.connect(_name_saved, sender=settings.AUTH_USER_MODEL, dispatch_uid="account-name-saved")

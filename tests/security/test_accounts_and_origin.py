@@ -70,7 +70,7 @@ def test_names_are_normalised_and_honest_names_pass(db):
     assert get_user_model().objects.filter(username="bob").exists()
     assert _signup("Zoë", ip="203.0.113.6").status_code == 302
     assert _signup("Дмитрий", ip="203.0.113.7").status_code == 302  # one alphabet, like no one else
-    assert username_skeleton("\u0430lice") == "alice"
+    assert username_skeleton("\u0430lice") == username_skeleton("alice")
 
 
 def test_sign_up_is_throttled_per_address(db, settings):
@@ -311,3 +311,42 @@ def test_point_8_behind_the_proxy_the_https_origin_is_accepted_and_http_refused(
     scope = _scope("https://vtt.example.org", "vtt.example.org")
     scope["headers"] += proxied
     assert not origin_allowed(scope)
+
+
+# ------------------------------------------------------------------ issue 22: lookalike names (point 9)
+
+
+@pytest.mark.parametrize(
+    ("taken", "lookalike"),
+    [
+        ("gm", "\u0261m"),  # a script g
+        ("alice", "aIice"),  # a capital i
+        ("gm", "grn"),  # r and n
+        ("alice", "al\u0131ce"),  # a dotless i
+        ("alice", "ALICE"),
+        ("Alice", "aIice"),
+        ("bob", "b0b"),
+    ],
+)
+def test_point_9_lookalike_names_are_refused_on_every_database(db, taken, lookalike):
+    User = get_user_model()
+    User.objects.create_user(taken, password=PASSWORD)
+    response = _signup(lookalike)
+    assert UNAVAILABLE in response.content.decode()
+    assert not User.objects.filter(username=lookalike).exists()
+
+
+def test_point_1_the_readme_deployment_reads_addresses_by_the_one_rule():
+    """The README's daphne takes no --proxy-headers (leftmost X-Forwarded-For), its nginx overwrites the
+    header, and one trusted proxy is declared: no other setting is needed (not even for the Origin)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    deploy = readme[readme.index("## Running scaled out") : readme.index("\n## ", readme.index("## Running"))]
+    servers = [line for line in deploy.splitlines() if "bin/daphne" in line or "bin/uvicorn" in line]
+    assert servers and not any("--proxy-headers" in line for line in servers)
+    exports = [line for line in deploy.splitlines() if line.startswith("export ")]
+    assert any("TRUSTED_PROXY_COUNT=1" in line for line in exports)
+    assert not any("CSRF_TRUSTED_ORIGINS" in line for line in exports)
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in deploy
+    assert "$proxy_add_x_forwarded_for" not in deploy
