@@ -163,6 +163,8 @@ def check_pack(
             errors.setdefault(where, []).append("Expected an object of named values.")
             continue
         values, errs = schema_for(ruleset, MONSTERS).validate(raw)
+        if not errs:  # the ruleset's own sheet checks too (a weapon's dice within bounds...)
+            errs = ruleset.validate_sheet({k: v for k, v in values.items() if k != "name"})[1]
         for fkey, msgs in errs.items():
             errors.setdefault(f"{where}.{fkey}" if fkey != "__all__" else where, []).extend(msgs)
         if errs:

@@ -3,15 +3,23 @@
 ``Ctx`` wraps a private clone of the state: hooks emit events through it and
 each event is applied to the clone at once, so later steps see earlier
 effects. ``decide`` returns ``ctx.events``; the caller's state never changes.
+
+Content the engine cannot roll (dice that ``check_expr`` refuses, planted in a
+state or a log) never stops the turn flow: every ruleset hook of the flow
+(start of battle, round and turn, end of turn and round) runs through
+``Ctx.attempt``, which takes back what the hook did and logs a
+``rules.failed`` event instead, so end turn and GM skip always go on. An
+action whose own dice cannot be rolled is refused (``core.resolve``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
 from combat.engine.actions import Refusal
-from combat.engine.dice import DiceRoller, Roll
+from combat.engine.dice import DiceError, DiceRoller, Roll
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset
@@ -31,13 +39,16 @@ def rules_for(state: BattleState) -> Ruleset:
 class Ctx:
     """One decision in progress: working state, dice, emitted events."""
 
-    __slots__ = ("state", "dice", "rules", "events", "_rolls", "_depth")
+    __slots__ = ("state", "dice", "rules", "events", "origin", "_rolls", "_depth")
 
-    def __init__(self, state: BattleState, dice: DiceRoller, rules: Ruleset) -> None:
+    def __init__(
+        self, state: BattleState, dice: DiceRoller, rules: Ruleset, origin: BattleState | None = None
+    ) -> None:
         self.state = state
         self.dice = dice
         self.rules = rules
         self.events: list[Event] = []
+        self.origin = origin  # the state before the decision (unchanged): what ``attempt`` goes back from
         self._rolls: list[dict[str, Any]] = []
         self._depth = 0
 
@@ -107,7 +118,13 @@ class Ctx:
         ):
             self.answer(decision.id, default, by="policy")
 
-    def answer(self, decision_id: str, choice: str, by: str) -> Refusal | None:
+    def answer(self, decision_id: str, choice: str, by: str, guarded: bool = False) -> Refusal | None:
+        """Close the pending decision with ``choice`` and let the rules go on from it.
+
+        ``guarded`` (an answer sent as an action of its own): dice of what follows that cannot be rolled
+        spoil only what follows (``attempt``): the question is answered and the turn goes on. Answered
+        within the action that asked (an NPC's policy), they refuse that action instead.
+        """
         pending = self.state.pending
         assert pending is not None and pending.id == decision_id
         self.emit(
@@ -116,11 +133,50 @@ class Ctx:
         self._depth += 1
         if self._depth > 50:
             raise RuntimeError("Too many chained reaction windows.")
-        return self.rules.resume(self, pending, choice)
+        if not guarded:
+            return self.rules.resume(self, pending, choice)
+        result: list[Refusal | None] = [None]
+
+        def resume() -> None:
+            result[0] = self.rules.resume(self, pending, choice)
+
+        self.attempt(pending.trigger or "What followed the answer", resume)
+        return result[0]
 
     def end_turn(self) -> None:
         """End the current turn and start the next able combatant's."""
         end_turn(self)
+
+    def attempt(self, what: str, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)``; when its dice cannot be rolled (``DiceError``), take back every event it
+        emitted and log a ``rules.failed`` event saying ``what`` had no effect and why. True when it ran.
+
+        Free when nothing fails; on a failure the working state is rebuilt from ``origin`` and the events
+        before the attempt (in place: callers keep their reference to ``ctx.state``). The dice the attempt
+        did roll stay recorded, in the ``rules.failed`` event: the log keeps every face drawn, in order.
+        """
+        mark = len(self.events)
+        try:
+            fn(*args)
+            return True
+        except DiceError as exc:
+            if self.origin is None:
+                raise
+            rolled = [r for e in self.events[mark:] for r in e.data.get("rolls", [])] + self._rolls
+            self._rewind(mark)
+            self._rolls = rolled
+            self.emit("rules.failed", what=what, reason=str(exc))
+            return False
+
+    def _rewind(self, mark: int) -> None:
+        """The working state as it was after the first ``mark`` events (rebuilt from ``origin``)."""
+        assert self.origin is not None
+        before = self.origin.clone()
+        for event in self.events[:mark]:
+            apply_event(before, event, self.rules)
+        for f in fields(before):
+            setattr(self.state, f.name, getattr(before, f.name))
+        del self.events[mark:]
 
 
 # --- turn and round bookkeeping (generic for every ruleset) -------------------
@@ -136,7 +192,7 @@ def _paused(ctx: Ctx, at: str, index: int = 0) -> bool:
 
 def start_battle(ctx: Ctx) -> None:
     ctx.emit("battle.started")
-    ctx.rules.on_battle_start(ctx)
+    ctx.attempt("The start of the battle", ctx.rules.on_battle_start, ctx)
     if _paused(ctx, "round_start"):
         return
     _round_start(ctx, 1)
@@ -144,7 +200,7 @@ def start_battle(ctx: Ctx) -> None:
 
 def _round_start(ctx: Ctx, number: int) -> None:
     ctx.emit("round.started", round=number)
-    ctx.rules.on_round_start(ctx)
+    ctx.attempt("The start of the round", ctx.rules.on_round_start, ctx)
     if _paused(ctx, "turn", 0) or check_victory(ctx):
         return
     start_next_turn(ctx, 0)
@@ -157,7 +213,7 @@ def end_turn(ctx: Ctx, skipped_by: str | None = None) -> None:
         return
     if skipped_by:
         ctx.emit("turn.skipped", combatant=c.id, by=skipped_by)
-    ctx.rules.on_turn_end(ctx, c)
+    ctx.attempt("The end of the turn", ctx.rules.on_turn_end, ctx, c)
     if _paused(ctx, "turn_end", state.turn):
         return
     _turn_ended(ctx, c.id)
@@ -181,12 +237,12 @@ def start_next_turn(ctx: Ctx, index: int) -> None:
         if state.phase != "active":
             return
         if index >= len(state.order):
-            ctx.rules.on_round_end(ctx)
+            ctx.attempt("The end of the round", ctx.rules.on_round_end, ctx)
             if _paused(ctx, "round_end"):
                 return
             ctx.emit("round.ended", round=state.round)
             ctx.emit("round.started", round=state.round + 1)
-            ctx.rules.on_round_start(ctx)
+            ctx.attempt("The start of the round", ctx.rules.on_round_start, ctx)
             if _paused(ctx, "turn", 0) or check_victory(ctx):
                 return
             index = 0
@@ -195,7 +251,7 @@ def start_next_turn(ctx: Ctx, index: int) -> None:
         c = state.combatants[state.order[index]]
         if ctx.rules.can_take_turn(state, c):
             ctx.emit("turn.started", combatant=c.id, index=index, round=state.round)
-            ctx.rules.on_turn_start(ctx, c)
+            ctx.attempt("The start of the turn", ctx.rules.on_turn_start, ctx, c)
             return
         index += 1
     check_victory(ctx)

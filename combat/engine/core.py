@@ -23,7 +23,7 @@ from typing import Any
 from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
 from combat.engine.board import MAX_BOARD, as_square
 from combat.engine.context import Ctx, apply_event, end_turn, finish, rules_for
-from combat.engine.dice import DiceRoller
+from combat.engine.dice import DiceError, DiceRoller
 from combat.engine.events import Event
 from combat.engine.gm import GM_ACTIONS, SETUP_ACTIONS
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
@@ -193,7 +193,7 @@ def _answer(ctx: Ctx, action: Action) -> Refusal | None:
     choice = action.params.get("choice")
     if choice not in pending.choice_keys():
         return Refusal(f"Choose one of: {', '.join(pending.choice_keys())}.", RefusalCode.BAD_INPUT)
-    return ctx.answer(pending.id, choice, by="gm" if action.actor is None else "controller")
+    return ctx.answer(pending.id, choice, by="gm" if action.actor is None else "controller", guarded=True)
 
 
 def _end_turn(ctx: Ctx, action: Action) -> Refusal | None:
@@ -233,16 +233,19 @@ def resolve(
         if method is None and kind != "end_turn":
             return Refusal("Unknown action.", RefusalCode.BAD_INPUT)
         actor = state.current()  # _check_turn refused every actor but the current one
-    ctx = Ctx(state.clone(), dice, rules)
-    if actor is None:
-        result = handler(ctx, action)
-    elif method is not None:
-        result = method(ctx, ctx.state.combatants[actor.id], action)
-    else:
-        result = _end_turn(ctx, action)
-    if isinstance(result, Refusal):
-        return result
-    finish(ctx)
+    ctx = Ctx(state.clone(), dice, rules, origin=state)
+    try:
+        if actor is None:
+            result = handler(ctx, action)
+        elif method is not None:
+            result = method(ctx, ctx.state.combatants[actor.id], action)
+        else:
+            result = _end_turn(ctx, action)
+        if isinstance(result, Refusal):
+            return result
+        finish(ctx)
+    except DiceError as exc:  # the action's own dice (content the checks missed): refused, nothing changes
+        return Refusal(f"{exc} Nothing changed.")
     if ctx.events:  # mark where this action's events begin: undo may drop a whole action
         ctx.events[0].data["act"] = kind
     return ctx.events, ctx.state
@@ -253,7 +256,9 @@ def decide(state: BattleState, action: Action | dict[str, Any], dice: DiceRoller
 
     Who may submit is checked by the services (the user controls ``actor`` or
     is the GM); the engine refuses actions out of turn, unaffordable, out of
-    range, blocked by a status, or malformed.
+    range, blocked by a status, or malformed, and actions whose dice cannot be
+    rolled. Ending a turn never fails on content: a hook of the turn flow whose
+    dice cannot be rolled is logged (``rules.failed``) and the turn goes on.
     """
     out = resolve(state, action, dice)
     return out if isinstance(out, Refusal) else out[0]

@@ -5,6 +5,14 @@ The ``d20`` library parses and evaluates the expression (``"2d6+3"``,
 here each die draws its face from the roller it was made by, so a battle's
 dice are reproducible from ``(seed, salt)`` and tests can script every face.
 
+Every expression is bounded before it is rolled (``check_expr``, which the
+content, sheet and import checks call too): at most ``MAX_DICE`` dice,
+``MAX_FACES`` faces a die, numbers up to ``MAX_NUMBER``, ``MAX_NESTING``
+levels, a division only by a number above 0, and a die may explode or be
+rerolled (``e``, ``rr``) on at most half its faces, so every roll ends. One
+that is not raises ``DiceError`` with the reason in a player's words, before
+any die is drawn; the engine turns that into a refusal.
+
 >>> Dice(7, 3).roll("2d6+1", "damage").total == Dice(7, 3).roll("2d6+1", "damage").total
 True
 >>> r = ScriptedDice([4, 6]).roll("2d6+1", "damage")
@@ -14,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 from dataclasses import dataclass, field
@@ -24,6 +33,11 @@ from d20 import diceast as _ast
 from d20 import expression as _expr
 
 MAX_EXPR_LENGTH = 100
+MAX_DICE = 100  # dice in one expression, over all its terms
+MAX_FACES = 1000
+MAX_NUMBER = 10_000  # a number written in the expression
+MAX_NESTING = 8
+ENDLESS_OPS = ("e", "rr")  # explode / reroll until the face is not selected: endless on every face
 
 
 class DiceError(ValueError):
@@ -129,20 +143,25 @@ class _FaceSource:
         return value
 
     def roll(self, expr: str, purpose: str = "") -> Roll:
-        """Roll ``expr`` with the d20 library; every die face is kept in the returned ``Roll``."""
-        if not isinstance(expr, str) or not expr.strip() or len(expr) > MAX_EXPR_LENGTH:
-            raise DiceError(f"Not a dice expression: {expr!r}")
+        """Roll ``expr`` with the d20 library; every die face is kept in the returned ``Roll``.
+
+        Raises ``DiceError`` (saying why, for a player) when ``check_expr`` refuses ``expr`` or d20 cannot
+        roll it; no face is drawn then.
+        """
+        problem = check_expr(expr)
+        if problem is not None:
+            raise DiceError(_cannot(expr, purpose, problem))
         self._faces = []
         roller = _roller()
         ctx = roller.context
         ctx.source = self
         try:
-            result = roller.roll(expr, stringifier=_STRINGIFIER)
+            total = int(roller.roll(expr, stringifier=_STRINGIFIER).total)  # the total is worked out here
         except d20.RollError as exc:
-            raise DiceError(f"Cannot roll {expr!r}: {exc}") from None
+            raise DiceError(_cannot(expr, purpose, str(exc))) from None
         finally:
             ctx.source = None
-        roll = Roll(expr, self._faces, int(result.total), purpose)
+        roll = Roll(expr, self._faces, total, purpose)
         self.history.append(roll)
         return roll
 
@@ -192,14 +211,92 @@ class ScriptedDice(_FaceSource):
         return len(self.faces) - self._next
 
 
+def _cannot(expr: Any, purpose: str, why: str) -> str:
+    what = f"The {purpose} dice" if purpose else "The dice"
+    shown = expr[:MAX_EXPR_LENGTH] if isinstance(expr, str) else repr(expr)[:MAX_EXPR_LENGTH]
+    why = why if why.endswith(".") else why + "."
+    return f"{what} “{shown}” cannot be rolled. {why}"
+
+
 def check_expr(expr: Any) -> str | None:
-    """Return an error message when ``expr`` is not a usable dice expression, else None."""
+    """Return an error message when ``expr`` is not a usable dice expression within the bounds, else None.
+
+    >>> check_expr("2d6+3") is None
+    True
+    >>> [check_expr(e) for e in ("1d0", "1001d6", "1d1e1")]  # doctest: +NORMALIZE_WHITESPACE
+    ['A die has 1 to 1000 faces (this one has 0).', 'At most 100 dice in one roll (this one rolls 1001).',
+     'A die may explode or be rerolled on at most half its faces (1d1e1: 1 of 1).']
+    """
     if not isinstance(expr, str) or not expr.strip():
         return "Enter a dice expression such as 1d8+2."
     if len(expr) > MAX_EXPR_LENGTH:
         return "Dice expression is too long."
+    return _bounds(expr)
+
+
+@functools.lru_cache(maxsize=2048)
+def _bounds(expr: str) -> str | None:
     try:
-        _roller().parse(expr)
+        tree = _roller().parse(expr)
     except d20.RollError:
         return "Not a dice expression (write it like 1d8+2)."
+    dice = 0
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return "The expression is nested too deeply."
+        if isinstance(node, _ast.Dice):
+            dice += node.num
+            if isinstance(node.size, int) and not 1 <= node.size <= MAX_FACES:
+                return f"A die has 1 to {MAX_FACES} faces (this one has {node.size})."
+        elif isinstance(node, _ast.Literal) and abs(node.value) > MAX_NUMBER:
+            return f"Numbers in dice are at most {MAX_NUMBER}."
+        if isinstance(node, _ast.OperatedDice):
+            problem = _operations_problem(node, expr)
+            if problem:
+                return problem
+        if isinstance(node, _ast.BinOp) and node.op in ("/", "//", "%") and not _positive(node.right):
+            return "Divide only by a number greater than 0 (like 1d6/2)."
+        stack.extend((child, depth + 1) for child in node.children)
+    if dice > MAX_DICE:
+        return f"At most {MAX_DICE} dice in one roll (this one rolls {dice})."
     return None
+
+
+def _positive(node: Any) -> bool:
+    """A number written in the expression, above 0 (so a division never divides by 0)."""
+    while isinstance(node, _ast.AnnotatedNumber | _ast.Parenthetical):
+        node = node.value
+    return isinstance(node, _ast.Literal) and node.value > 0
+
+
+def _faces(size: int | str) -> list[int]:
+    return [10 * i for i in range(10)] if size == "%" else list(range(1, int(size) + 1))
+
+
+def _operations_problem(node: Any, expr: str) -> str | None:
+    """An explosion or reroll that could go on forever, or a min/max without a plain number."""
+    dice = node.value
+    if not isinstance(dice, _ast.Dice):
+        return None
+    faces = _faces(dice.size) if not isinstance(dice.size, int) or 1 <= dice.size <= MAX_FACES else []
+    for op in node.operations:
+        if op.op in ("mi", "ma") and any(sel.cat is not None for sel in op.sels):
+            return "Write mi and ma with a plain number (like 4d6mi2)."
+        if op.op not in ENDLESS_OPS or not faces:
+            continue
+        if any(sel.cat in ("l", "h") for sel in op.sels):
+            return "Explode or reroll on faces (like 1d6e6 or 1d10rr<3), not on the lowest or highest dice."
+        chosen = {f for f in faces for sel in op.sels if _selects(sel, f)}
+        if 2 * len(chosen) > len(faces):
+            return f"A die may explode or be rerolled on at most half its faces ({expr}: {len(chosen)} of {len(faces)})."
+    return None
+
+
+def _selects(sel: Any, face: int) -> bool:
+    if sel.cat == "<":
+        return bool(face < sel.num)
+    if sel.cat == ">":
+        return bool(face > sel.num)
+    return bool(face == sel.num)

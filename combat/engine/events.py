@@ -350,6 +350,14 @@ class RowChanged(Recorded, total=False):
     row: Required[str]
 
 
+class RulesFailed(Recorded, total=False):
+    """``rules.failed``: a step of the rules whose content dice could not be rolled; ``what`` had no effect
+    (``reason`` says why). Logged instead of the step, so the turn goes on."""
+
+    reason: Required[str]
+    what: Required[str]
+
+
 class StatusApplied(Caused, total=False):
     """``status.applied``."""
 
@@ -442,6 +450,10 @@ GENERIC_EVENTS: dict[str, EventType] = {
     "row.changed": EventType(
         RowChanged,
         lambda d, n, h: f"{words.who(n, d.get('combatant'))} moves to the {d.get('row', '?')} row.",
+    ),
+    "rules.failed": EventType(
+        RulesFailed,
+        lambda d, n, h: f"{d.get('what') or 'That'} had no effect. {d.get('reason') or ''}".strip(),
     ),
     "status.applied": EventType(StatusApplied, words.status_applied, changes=True),
     "status.removed": EventType(StatusRemoved, words.status_removed),

@@ -9,8 +9,11 @@ from __future__ import annotations
 import pytest
 
 from combat.engine.rulesets import get_ruleset
+from tests.content import sheet_post
 from tests.table import make_character
 from vtt.models import CharacterKind
+
+__all__ = ["sheet_post"]  # the web tests take it from here
 
 
 @pytest.fixture(autouse=True)
@@ -44,21 +47,6 @@ def as_user(client):
         return client
 
     return login
-
-
-def sheet_post(schema, sheet: dict, **model_fields) -> dict:
-    """Form data for a character form: model fields plus ``sheet_<key>`` per stat."""
-    data = dict(model_fields)
-    for spec in schema:
-        value = sheet.get(spec.key, spec.default)
-        if spec.kind == "bool":
-            if value:
-                data[f"sheet_{spec.key}"] = "on"
-        elif spec.kind == "list":
-            data[f"sheet_{spec.key}"] = ", ".join(value or [])
-        else:
-            data[f"sheet_{spec.key}"] = "" if value is None else str(value)
-    return data
 
 
 def options_post(ruleset_key: str, **changes) -> dict:

@@ -11,6 +11,7 @@ from combat import services
 from combat.engine.core import legal_actions
 from combat.engine.rulesets import RULESETS
 from combat.models import Battle
+from tests.content import CASES, form_data
 from tests.table import make_campaign, make_character, make_user
 from vtt import homebrew, homebrew_views
 from vtt.content import campaign_content
@@ -36,98 +37,6 @@ def test_every_kind_has_a_generated_form(client, gm, ruleset):
         schema = homebrew.schema_for(campaign.ruleset_class, kind)
         body = form.content.decode()
         assert all(f'name="def_{f.key}"' in body or f.kind == "list" for f in schema), kind
-
-
-def form_data(values: dict) -> dict:
-    """A definition as the generated form posts it."""
-    out = {}
-    for key, value in values.items():
-        if value is True:
-            out[f"def_{key}"] = "on"
-        elif value is False or value is None:
-            continue
-        elif isinstance(value, list):
-            out[f"def_{key}"] = ", ".join(value)
-        else:
-            out[f"def_{key}"] = str(value)
-    return out
-
-
-# Per ruleset: a homebrew ability or spell (kind, values, the cost its menu entry shows, the dice it rolls),
-# an item when the ruleset has items, the sheet field listing abilities (and items), and an invalid entry.
-CASES = {
-    "luck": {
-        "ability": (
-            "abilities",
-            {
-                "name": "Ice Lance",
-                "type": "magical",
-                "range": 8,
-                "dice": "3d3",
-                "bonus": 1,
-                "spell": True,
-                "cost": 2,
-                "miss_max": 0,
-            },
-            {"actions": 2},
-            "3d3",
-        ),
-        "item": ("items", {"name": "Tonic", "type": "heal", "target": "ally", "range": 1, "dice": "1d2"}),
-        "fields": ("abilities", "items"),
-        "invalid": ("abilities", {"name": "Zap", "type": "magical", "dice": "2d"}, "dice"),
-    },
-    "mist": {
-        "ability": (
-            "abilities",
-            {
-                "name": "Ice Lance",
-                "type": "chain",
-                "cost": 1,
-                "target": "enemy",
-                "range": 8,
-                "accuracy_check": False,
-                "damage": "3d3+30",
-                "damage_type": "magical",
-            },
-            {"slots": 1},
-            "3d3+30",
-        ),
-        "item": None,
-        "fields": ("abilities", None),
-        "invalid": ("abilities", {"name": "Zap", "type": "simple", "cost": 1, "damage": "lots"}, "damage"),
-    },
-    "paradigm": {
-        "ability": (
-            "abilities",
-            {"name": "Ice Lance", "type": "magical", "target": "enemy", "cost": 1, "dice": "3d3", "bonus": 1},
-            {"ap": 1},
-            "3d3",
-        ),
-        "item": ("items", {"name": "Tonic", "type": "heal", "target": "ally", "dice": "1d2"}),
-        "fields": ("abilities", "items"),
-        "invalid": ("abilities", {"name": "Zap", "type": "magical", "dice": "2d"}, "dice"),
-    },
-    "action-block": {
-        "ability": (
-            "spells",
-            {
-                "name": "Ice Lance",
-                "effect": "damage",
-                "base": "3d3",
-                "max_range_ft": 60,
-                "targets": "enemy",
-                "speed_cost": 1,
-                "strength_cost": 1,
-            },
-            {"speed": 1, "strength": 1},
-            "3d3",
-        ),
-        "item": ("weapons", {"name": "Frost Pick", "kind": "melee", "damage": "1d3", "range_ft": 5}),
-        "fields": ("abilities", "weapons"),
-        "invalid": ("spells", {"name": "Zap", "effect": "damage", "base": "2d"}, "base"),
-        "then": "activate_spell",  # Cast Spell enters the casting stance; Activate Spell resolves it
-    },
-}
 
 
 def post_entry(client, campaign, kind, values):

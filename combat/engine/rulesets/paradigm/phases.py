@@ -70,11 +70,15 @@ def effects(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> boo
             a = definition(ctx.state, "abilities", q["ability"])
             if a is None:
                 continue
-            actor = ctx.state.combatants.get(q["actor"])
             for tid in q["targets"]:
                 t = ctx.state.combatants.get(tid)
                 if t is not None and present(t):
-                    apply_effect(ctx, actor, t, a, {"ability": q["ability"]}, kind)
+                    # Dice that cannot be rolled spoil this effect only (logged), never the phase.
+                    actor = ctx.state.combatants.get(q["actor"])
+                    cause = {"ability": q["ability"]}
+                    ctx.attempt(
+                        str(a.get("name") or q["ability"]), apply_effect, ctx, actor, t, a, cause, kind
+                    )
         if kind in ("damage", "healing"):
             _status_ticks(ctx, kind)
         if kind == "other":
@@ -93,11 +97,15 @@ def _status_ticks(ctx: Ctx, kind: str) -> None:
             t = ctx.state.combatants.get(c.id)
             if not d or not d.get(field) or t is None or not present(t):
                 continue
-            r = ctx.roll(d[field], field)
-            if field == "damage":
-                deal(ctx, None, t, r.total, 0, "status", {"status": skey})
-            else:
-                heal(ctx, None, t, r.total, {"status": skey})
+            ctx.attempt(str(d.get("name") or skey), _tick, ctx, t, d[field], field, skey)
+
+
+def _tick(ctx: Ctx, t: Combatant, dice: str, field: str, skey: str) -> None:
+    r = ctx.roll(dice, field)
+    if field == "damage":
+        deal(ctx, None, t, r.total, 0, "status", {"status": skey})
+    else:
+        heal(ctx, None, t, r.total, {"status": skey})
 
 
 def _tick_statuses(ctx: Ctx) -> None:
