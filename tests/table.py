@@ -13,16 +13,19 @@ campaign hides enemy HP: tests look for it in every player's HTML and frames.
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
 
 from combat import services, sockets
+from combat.engine.autoplay import random_action
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.luck.content import HEROES, MONSTERS
 from combat.models import Battle
 from combat.table import clear_caches
+from vtt import homebrew
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
 PERSONAS = ("gm", "player", "other_player", "observer", "outsider")
@@ -202,3 +205,39 @@ def assert_each_entry_once(html: str) -> None:
     assert regions, "no log region"
     for seqs in regions:
         assert seqs and seqs == sorted(set(seqs), reverse=True), seqs
+
+
+def play_battle(campaign, gm, seed: int = 7, steps: int = 60) -> Battle:
+    """A battle of two starter monsters a side, played with random legal actions, then ended by the GM."""
+    ruleset = campaign.ruleset_class
+    result = services.create_battle(campaign, gm, "Skirmish", 8, 8, ruleset=ruleset.key, seed=seed)
+    assert result.ok, result.reason
+    bid = result.battle_id
+    monsters = list(homebrew.builtin(ruleset)[homebrew.MONSTERS].values())
+    for i, side in enumerate(("party", "enemy", "party", "enemy")):
+        d = monsters[i % len(monsters)]
+        sheet = {k: v for k, v in d.items() if k != "name"}
+        place = {"row": "front"} if ruleset.board == "rows" else {"pos": [0 if side == "party" else 3, i]}
+        r = services.add_combatant(
+            bid, gm, params={"name": f"{d['name']} {i}", "side": side, "sheet": sheet}, **place
+        )
+        assert r.ok, r.reason
+    assert services.start_battle(bid, gm).ok
+    rng = random.Random(seed)
+    for _ in range(steps):
+        state = services.load_state(Battle.objects.get(pk=bid))
+        action = random_action(state, rng)
+        if action is None:
+            break
+        r = services.submit_action(
+            bid,
+            gm,
+            action.to_dict()
+            if hasattr(action, "to_dict")
+            else {"kind": action.kind, "actor": action.actor, "params": action.params},
+        )
+        assert r.ok, (action, r.reason)
+    battle = Battle.objects.get(pk=bid)
+    if battle.status != Battle.Status.ENDED:
+        assert services.gm_override(bid, gm, {"kind": "gm.end_battle", "params": {"winner": "party"}}).ok
+    return Battle.objects.get(pk=bid)

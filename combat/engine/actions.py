@@ -391,7 +391,7 @@ def param_problems(kind: str, params: dict[str, Any], own: Mapping[str, type] | 
     >>> param_problems("ability", {"weapon": "sword", "targets": ["c2"]})
     []
     >>> param_problems("ability", {"ability": "weapon:sword", "targets": "c2", "step": [1, 1]})
-    ["targets: 'c2' is not list[str]", 'step: not a parameter of this action']
+    ["targets: 'c2' is not a list", 'step: not a parameter of this action']
     """
     spec = (own or {}).get(kind) or ACTION_PARAMS.get(kind)
     if spec is None:

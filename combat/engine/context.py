@@ -23,7 +23,7 @@ from combat.engine.dice import DiceError, DiceRoller, Roll
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset
-from combat.engine.state import BattleState, Combatant, Decision, status_fields
+from combat.engine.state import BattleState, Combatant, Decision, copy_json, status_fields
 
 _INSTANCES: dict[str, Ruleset] = {}
 
@@ -410,12 +410,13 @@ def _updated(state: BattleState, d: dict[str, Any]) -> None:
     c = _c(state, d)
     for key, value in d.get("set", {}).items():
         if key in _UPDATABLE:
-            setattr(c, key, value)
-    c.extra.update(d.get("extra", {}))
+            setattr(c, key, copy_json(value))
+    c.extra.update(copy_json(d.get("extra", {})))
 
 
 def _battle_extra(state: BattleState, d: dict[str, Any]) -> None:
-    state.extra.update(d["set"])
+    # A copy: the state changes later (Paradigm's queue grows) and must never change the event it came from.
+    state.extra.update(copy_json(d["set"]))
 
 
 def _opened(state: BattleState, d: dict[str, Any]) -> None:

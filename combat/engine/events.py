@@ -172,6 +172,7 @@ class BattleCreated(Recorded, total=False):
     """``battle.created``."""
 
     blocked: Required[list[list[int]]]
+    content: dict[str, Any]
     height: Required[int]
     options: Required[dict[str, Any]]
     ruleset: Required[str]
@@ -502,8 +503,29 @@ def typed_problems(
         if key not in hints:
             out.append(f"{where}{key}: {unknown}")
         elif not _fits(value, hints[key]):
-            out.append(f"{where}{key}: {value!r} is not {hints[key]}")
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            out.append(f"{where}{key}: {shown} is not {_type_words(hints[key])}")
     return out
+
+
+_WORDS = {
+    int: "a whole number",
+    str: "text",
+    bool: "yes or no",
+    float: "a number",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def _type_words(hint: Any) -> str:
+    """A field's type in words (``int | None``: "a whole number or nothing")."""
+    if hint is None or hint is type(None):
+        return "nothing"
+    if get_origin(hint) in (Union, UnionType):
+        return " or ".join(_type_words(h) for h in get_args(hint))
+    base = get_origin(hint) or hint
+    return _WORDS.get(base, "an object" if isinstance(base, type) and issubclass(base, dict) else str(hint))
 
 
 def event_problems(event: Event, own: Mapping[str, EventType] | None = None) -> list[str]:

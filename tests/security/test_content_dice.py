@@ -4,8 +4,9 @@
 ``1d1e1`` (a die that explodes on every face, so never stops) once passed every
 check and then broke battles. Each entry path refuses them now with a message
 at (or naming) the field: the homebrew forms (every ruleset's dice field), a
-content pack's monster and definitions, and a character sheet's weapon dice.
-tests/engine/test_content_dice.py plants them in a running battle instead.
+content pack's monster and definitions, a character sheet's weapon dice, and a
+battle file's content. tests/engine/test_content_dice.py plants them in a
+running battle instead.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from combat.engine.dice import check_expr
 from combat.engine.rulesets import RULESETS
+from combat.models import Battle
 from tests.content import CASES, UNROLLABLE, form_data, sheet_post
 from tests.table import make_campaign, make_user
 from vtt import homebrew
@@ -103,3 +105,33 @@ def test_point_3_a_paradigm_sheet_with_unrollable_weapon_dice_is_refused_everywh
     text = html.unescape(response.content.decode())
     assert response.status_code == 400 and "Glitch (monsters): Weapon damage dice:" in text
     assert not ContentEntry.objects.exists()
+
+
+@pytest.mark.parametrize("expr", BAD)
+def test_point_3_a_battle_file_with_unrollable_content_dice_is_refused(client, gm, expr):
+    from combat.engine.core import new_battle_event, replay
+
+    campaign = make_campaign(gm, "luck")
+    client.force_login(gm)
+    ability = next(iter(RULESETS["luck"].content["abilities"].values()))
+    created = new_battle_event("luck", {}, 5, 6, 6)
+    created.data["content"] = {"abilities": {"doom": {**ability, "name": "Doom", "dice": expr}}}
+    events = [
+        created.to_dict(),
+        {"type": "battle.ended", "data": {"result": {"winner": None, "reason": "x"}}},
+    ]
+    body = json.dumps(
+        {
+            "format": "vtt-battle",
+            "version": 1,
+            "name": "Forged",
+            "ruleset": "luck",
+            "seed": 5,
+            "events": events,
+            "final": replay(events).to_dict(),
+        }
+    ).encode()
+    response = client.post(f"/campaigns/{campaign.pk}/battles/import/", {"file": _upload(body)})
+    text = html.unescape(response.content.decode())
+    assert response.status_code == 400 and "abilities.doom.dice" in text and check_expr(expr) in text
+    assert not Battle.objects.exists()

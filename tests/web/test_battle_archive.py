@@ -3,56 +3,18 @@ as JSON imports into another campaign rebuilding the same final state (checked b
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
-import random
 
 import pytest
 
 from combat import archive, services
-from combat.engine.autoplay import random_action
 from combat.engine.rulesets import RULESETS
 from combat.models import Battle, BattleEvent
-from tests.table import make_campaign, make_user
-from vtt import homebrew
+from tests.table import make_campaign, make_user, play_battle
 
 pytestmark = pytest.mark.django_db
-
-
-def play_battle(campaign, gm, seed: int = 7, steps: int = 60) -> Battle:
-    """A battle of two starter monsters a side, played with random legal actions, then ended by the GM."""
-    ruleset = campaign.ruleset_class
-    result = services.create_battle(campaign, gm, "Skirmish", 8, 8, ruleset=ruleset.key, seed=seed)
-    assert result.ok, result.reason
-    bid = result.battle_id
-    monsters = list(homebrew.builtin(ruleset)[homebrew.MONSTERS].values())
-    for i, side in enumerate(("party", "enemy", "party", "enemy")):
-        d = monsters[i % len(monsters)]
-        sheet = {k: v for k, v in d.items() if k != "name"}
-        place = {"row": "front"} if ruleset.board == "rows" else {"pos": [0 if side == "party" else 3, i]}
-        r = services.add_combatant(
-            bid, gm, params={"name": f"{d['name']} {i}", "side": side, "sheet": sheet}, **place
-        )
-        assert r.ok, r.reason
-    assert services.start_battle(bid, gm).ok
-    rng = random.Random(seed)
-    for _ in range(steps):
-        state = services.load_state(Battle.objects.get(pk=bid))
-        action = random_action(state, rng)
-        if action is None:
-            break
-        r = services.submit_action(
-            bid,
-            gm,
-            action.to_dict()
-            if hasattr(action, "to_dict")
-            else {"kind": action.kind, "actor": action.actor, "params": action.params},
-        )
-        assert r.ok, (action, r.reason)
-    battle = Battle.objects.get(pk=bid)
-    if battle.status != Battle.Status.ENDED:
-        assert services.gm_override(bid, gm, {"kind": "gm.end_battle", "params": {"winner": "party"}}).ok
-    return Battle.objects.get(pk=bid)
 
 
 @pytest.mark.parametrize("ruleset", list(RULESETS))
@@ -190,4 +152,124 @@ def test_bad_battle_files_are_refused_with_the_reason(client, ended, body, reaso
     before = Battle.objects.count()
     response = client.post(f"/campaigns/{campaign.pk}/battles/import/", {"file": _file(body)})
     assert response.status_code == 400 and reason in html.unescape(response.content.decode())
+    assert Battle.objects.count() == before
+
+
+# ---------------------------------------------------------------- issue 22, point 2: a forged record is refused
+
+
+def _forged(battle: Battle, change) -> bytes:
+    """The battle's export edited by ``change(data)``, its final state recomputed by the engine's own replay:
+    what a forger who read the source would upload (the old check, log replays to the final, passes)."""
+    from combat.engine.core import replay
+
+    data = json.loads(json.dumps(archive.export_battle(battle)))
+    change(data)
+    with contextlib.suppress(Exception):  # a change the replay itself refuses: the file keeps its old final
+        data["final"] = replay(data["events"]).to_dict()
+    return json.dumps(data).encode()
+
+
+def _import(client, campaign, body: bytes):
+    before = (Battle.objects.count(), BattleEvent.objects.count())
+    response = client.post(f"/campaigns/{campaign.pk}/battles/import/", {"file": _file(body)})
+    return response, html.unescape(response.content.decode()), before
+
+
+def _added(data: dict) -> dict:
+    return next(e for e in data["events"] if e["type"] == "combatant.added")["data"]["combatant"]
+
+
+def _first_roll(data: dict) -> dict:
+    return next(e for e in data["events"] if e["data"].get("rolls"))["data"]
+
+
+def _fake_face(data: dict) -> None:
+    event = _first_roll(data)
+    roll = event["rolls"][0]
+    roll["faces"] = [1 if f != 1 else 2 for f in roll["faces"]]
+    roll["total"] += sum(roll["faces"]) - sum(event["rolled"]["faces"][: len(roll["faces"])])
+    event["rolled"] = {
+        "expression": " + ".join(r["expr"] for r in event["rolls"]),
+        "faces": [f for r in event["rolls"] for f in r["faces"]],
+        "total": sum(r["total"] for r in event["rolls"]),
+    }
+
+
+FORGERIES = {
+    "a board 1,000,000 squares wide": (
+        lambda d: d["events"][0]["data"].update({"width": 1_000_000}),
+        "Board size must be 1 to 100",
+    ),
+    "a width written as text": (
+        lambda d: d["events"][0]["data"].update({"width": "8"}),
+        "width: '8' is not a whole number",
+    ),
+    "a max HP written as text": (lambda d: _added(d).update({"max_hp": "12"}), "HP must be whole numbers"),
+    "an HP in the sheet written as text": (
+        lambda d: _added(d)["sheet"].update({"hp": str(_added(d)["sheet"]["hp"])}),
+        "not written as the table writes them",
+    ),
+    "a house rule that fails its schema": (
+        lambda d: d["events"][0]["data"]["options"].update({"npc_reactions": "sometimes"}),
+        "Invalid options: npc_reactions",
+    ),
+    "content dice that cannot be rolled": (
+        lambda d: d["events"][0]["data"].update(
+            {"content": {"abilities": {"doom": {**_ability(), "name": "Doom", "dice": "1001d6"}}}}
+        ),
+        "At most 100 dice",
+    ),
+    "a forged die": (_fake_face, "forged rolls"),
+    "a NUL in a name": (lambda d: _added(d).update({"name": "Gob\u0000lin"}), "NUL"),
+    "61 combatants": (lambda d: _many_combatants(d, 61), "at most 60 combatants"),
+    "a combatant off the board": (lambda d: _added(d).update({"pos": [50, 50]}), "off the board"),
+    "a turn order naming no one": (
+        lambda d: next(e for e in d["events"] if e["type"] == "order.set")["data"].update({"order": ["c99"]}),
+        "turn order",
+    ),
+    "a value the rules do not keep": (
+        lambda d: d["events"].insert(2, {"type": "battle.extra", "data": {"set": {"content": "junk"}}}),
+        "not a value the rules keep",
+    ),
+}
+
+
+def _ability() -> dict:
+    return next(iter(RULESETS["luck"].content["abilities"].values()))
+
+
+def _many_combatants(data: dict, count: int) -> None:
+    model = _added(data)
+    at = next(i for i, e in enumerate(data["events"]) if e["type"] == "combatant.added")
+    for n in range(count):
+        extra = {**model, "id": f"c{100 + n}", "name": f"Extra {n}", "pos": None}
+        data["events"].insert(at, {"type": "combatant.added", "data": {"combatant": extra}})
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+def test_point_2_a_forged_battle_file_is_refused_with_a_message_and_nothing_written(client, ended, forgery):
+    gm, _, _, campaign, battle = ended
+    change, message = FORGERIES[forgery]
+    client.force_login(gm)
+    response, text, before = _import(client, campaign, _forged(battle, change))
+    assert response.status_code == 400 and message in text, text[-600:]
+    assert (Battle.objects.count(), BattleEvent.objects.count()) == before
+
+
+def test_point_2_the_unforged_file_still_imports(client, ended):
+    gm, _, _, campaign, battle = ended
+    client.force_login(gm)
+    response, _, before = _import(client, campaign, _forged(battle, lambda d: None))
+    assert response.status_code == 302 and Battle.objects.count() == before[0] + 1
+
+
+def test_point_2_only_the_campaigns_gm_imports(client, ended):
+    gm, player, _, campaign, battle = ended
+    body = json.dumps(archive.export_battle(battle)).encode()
+    before = Battle.objects.count()
+    client.force_login(player)
+    assert client.post(f"/campaigns/{campaign.pk}/battles/import/", {"file": _file(body)}).status_code == 403
+    done = archive.import_battle(campaign, body, player)  # the write itself checks the role too
+    assert not done.ok and "GM" in done.reason
     assert Battle.objects.count() == before
