@@ -316,8 +316,11 @@ CSRF_COOKIE_HTTPONLY = True
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"client_gone": {"()": "vtt.logfilters.ClientGone"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Sockets closed by their clients are cancelled mid clean-up: not an error (vtt.logfilters).
+    "loggers": {"channels_redis.pubsub": {"filters": ["client_gone"]}},
 }
 
 # Development: serve static files straight from the finders (no collectstatic step).
