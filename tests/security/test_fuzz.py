@@ -11,12 +11,15 @@ still equals a replay of the log (ENG-1).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -363,6 +366,195 @@ def test_random_websocket_messages_never_break_the_socket(engine_errors):
     run()
     assert database_sync_to_async  # the consumer's DB work ran in its threads
     assert fingerprint(bid) == before, "socket messages changed the battle"
+
+
+# ------------------------------------------------------------------ issue 22: content dice and imports
+
+DICE_ALPHABET = "0123456789d%+-*/()ekhlpraomi<>,. "
+dice_expressions = st.one_of(
+    st.text(DICE_ALPHABET, max_size=30),
+    st.builds(
+        lambda n, size, op, sel, tail: f"{n}d{size}{op}{sel}{tail}",
+        st.integers(0, 1500),
+        st.integers(0, 1500).map(str) | st.just("%"),
+        st.sampled_from(["", "e", "rr", "ro", "ra", "k", "p", "mi", "ma", "kh", "eh", "ee"]),
+        st.sampled_from(["", "1", "2", "6", "h1", "l2", ">3", "<2", ">0", "<999"]),
+        st.sampled_from(["", "+2", "*3", "/0", "/2", "%4", "+1d1e1", "+(1d0)", " [fire]", "+" + "1d6+" * 20]),
+    ),
+    st.sampled_from(
+        ["1d0", "1001d6", "1d1e1", "1d6e>0", "1d2rr<3", "101d1", "1d6/(1d2-1)", "(" * 9 + "1" + ")" * 9]
+    ),
+)
+
+
+def test_point_3_random_dice_expressions_are_refused_with_a_reason_or_roll():
+    from combat.engine.dice import MAX_DICE, Dice, DiceError, check_expr
+
+    @FUZZ
+    @given(expr=dice_expressions, seed=st.integers(0, 2**32))
+    def run(expr: str, seed: int) -> None:
+        COUNT["dice"] = COUNT.get("dice", 0) + 1
+        problem = check_expr(expr)
+        dice = Dice(seed, 1)
+        if problem is None:
+            roll = dice.roll(expr, "damage")  # accepted: it rolls, and ends
+            assert len(roll.faces) <= 10 * MAX_DICE
+        else:
+            assert isinstance(problem, str) and problem
+            with pytest.raises(DiceError, match="cannot be rolled"):
+                dice.roll(expr, "damage")
+            assert dice._rng is None  # refused before a single die was drawn
+
+    run()
+
+
+def test_point_3_random_dice_planted_in_a_battle_never_break_it():
+    from combat.engine.actions import Action, Refusal
+    from combat.engine.core import resolve
+    from combat.engine.dice import Dice
+    from combat.engine.rulesets import RULESETS
+    from tests.content import every_option, poisoned, started
+
+    battles = {key: started(key) for key in sorted(RULESETS)}
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(key=st.sampled_from(sorted(battles)), expr=dice_expressions)
+    def run(key: str, expr: str) -> None:
+        COUNT["planted"] = COUNT.get("planted", 0) + 1
+        state = battles[key]
+        while state.pending is not None:  # a question of the rules first (Paradigm's phases)
+            p = state.pending
+            who = None if p.gm_only else p.combatant
+            state = resolve(
+                state, Action("answer", who, {"decision": p.id, "choice": p.default}), Dice(1, 1)
+            )[1]
+        state = poisoned(state, expr)
+        for action in every_option(state):
+            out = resolve(
+                state, action, Dice(state.seed, state.seq)
+            )  # events or a refusal, never an exception
+            assert isinstance(out, Refusal) or out[0]
+        for turn in (Action("end_turn", state.current().id), Action("gm.skip_turn")):
+            assert not isinstance(resolve(state, turn, Dice(state.seed, state.seq)), Refusal), (
+                key,
+                expr,
+                turn,
+            )
+
+    run()
+
+
+def test_point_3_random_dice_through_the_homebrew_form_never_error(db):
+    from tests.content import CASES, form_data
+    from tests.table import make_campaign, make_user
+    from vtt.models import ContentEntry
+
+    gm = make_user("gm")
+    campaigns = {key: make_campaign(gm, key) for key in sorted(CASES)}
+    client = Client()
+    client.force_login(gm)
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(key=st.sampled_from(sorted(CASES)), expr=dice_expressions)
+    def run(key: str, expr: str) -> None:
+        from combat.engine.dice import check_expr
+
+        COUNT["homebrew"] = COUNT.get("homebrew", 0) + 1
+        kind, values, field = CASES[key]["invalid"]
+        ContentEntry.objects.all().delete()
+        response = client.post(
+            f"/campaigns/{campaigns[key].pk}/content/{kind}/new/", form_data({**values, field: expr})
+        )
+        assert response.status_code in (200, 302, 400)
+        for entry in ContentEntry.objects.all():  # whatever was saved rolls
+            assert check_expr(entry.data[field]) is None
+
+    run()
+
+
+forged_values = json_values | st.sampled_from(
+    ["12", "c99", 10**7, -1, [5, 5], {"x": 1}, None, True, "1001d6"]
+)
+
+
+@pytest.mark.parametrize("ruleset", ["luck", "paradigm"])
+def test_point_2_random_forged_battle_files_never_error(db, caplog, ruleset):
+    """Random edits of a real export (any field of any event, an event dropped, repeated or retyped, the
+    final state recomputed by the engine or not): each is refused with a reason or imports; an import
+    that passes renders its replay (first, middle and last step), its page and its campaign."""
+    from combat import archive
+    from tests.table import make_campaign, make_user, play_battle
+
+    caplog.set_level(logging.INFO, logger="combat.import_check")
+    gm = make_user("gm")
+    campaign = make_campaign(gm, ruleset)
+    exported = archive.export_battle(play_battle(campaign, gm, seed=3, steps=30))
+    client = Client()
+    client.force_login(gm)
+    url = f"/campaigns/{campaign.pk}/battles/import/"
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(
+        edits=st.lists(
+            st.tuples(
+                st.integers(0, 10**6),
+                st.integers(0, 10**6),
+                st.sampled_from(["set", "set", "nested", "drop-key", "retype", "drop-event", "repeat"]),
+                forged_values,
+            ),
+            min_size=1,
+            max_size=3,
+        ),
+        recompute=st.booleans(),
+    )
+    def run(edits: list, recompute: bool) -> None:
+        from combat.engine.core import replay
+        from combat.engine.events import GENERIC_EVENTS
+        from combat.engine.rulesets import RULESETS
+
+        COUNT["forged"] = COUNT.get("forged", 0) + 1
+        data = json.loads(json.dumps(exported))
+        events = data["events"]
+        for at, pick, how, value in edits:
+            event = events[at % len(events)]
+            keys = sorted(event["data"]) or ["x"]
+            key = keys[pick % len(keys)]
+            if how == "set":
+                event["data"][key] = value
+            elif how == "nested" and isinstance(event["data"].get(key), dict) and event["data"][key]:
+                inner = sorted(event["data"][key])
+                event["data"][key][inner[pick % len(inner)]] = value
+            elif how == "drop-key":
+                event["data"].pop(key, None)
+            elif how == "retype":
+                names = sorted({*GENERIC_EVENTS, *RULESETS[ruleset].events})
+                event["type"] = names[pick % len(names)]
+            elif how == "drop-event" and len(events) > 1:
+                events.remove(event)
+            elif how == "repeat":
+                events.insert(at % len(events), json.loads(json.dumps(event)))
+        if recompute:
+            with contextlib.suppress(Exception):  # the engine cannot replay it: the file keeps its final
+                data["final"] = replay(events).to_dict()
+        before = Battle.objects.count()
+        upload = SimpleUploadedFile("battle.json", json.dumps(data).encode(), content_type="application/json")
+        response = client.post(url, {"file": upload})
+        assert response.status_code in (302, 400)
+        if response.status_code == 400:
+            assert Battle.objects.count() == before
+            return
+        COUNT["forged-accepted"] = COUNT.get("forged-accepted", 0) + 1
+        battle = Battle.objects.latest("pk")
+        for page in (
+            *(f"/battles/{battle.pk}/replay?step={s}" for s in (1, battle.seq // 2, battle.seq)),
+            f"/battles/{battle.pk}/",
+            f"/campaigns/{campaign.pk}/",
+        ):
+            assert client.get(page).status_code == 200, page
+
+    run()
+    fallbacks = [r for r in caplog.records if r.name == "combat.import_check"]
+    COUNT["forged-fallback"] = COUNT.get("forged-fallback", 0) + len(fallbacks)
 
 
 def test_fuzz_counts_are_reported():
