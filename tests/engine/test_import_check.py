@@ -20,7 +20,7 @@ from tests.engine.properties import random_battle
 
 
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))
-def test_point_2_random_battles_of_every_ruleset_pass_the_import_checks(ruleset):
+def test_random_battles_of_every_ruleset_pass_the_import_checks(ruleset):
     """The checks refuse forgeries, never a record the table wrote: random battles, ended, export and import."""
     for seed in range(4):
         log = random_battle(ruleset, seed)

@@ -230,7 +230,7 @@ async def test_point_6_a_30_mb_anonymous_body_is_refused_without_being_read(sett
     assert read == live.REQUEST_MAX_BYTES // len(megabyte) + 1 < 30
 
 
-async def test_point_6_a_body_within_the_limit_still_reaches_the_view():
+async def test_a_body_within_the_limit_still_reaches_the_view():
     status, read = await _post_counting([(b"content-length", b"21")], b"username=a&password=b", 1)
     assert (status, read) == (403, 1)  # read whole, then refused for its missing CSRF token, as before
 

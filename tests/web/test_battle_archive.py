@@ -257,7 +257,7 @@ def test_point_2_a_forged_battle_file_is_refused_with_a_message_and_nothing_writ
     assert (Battle.objects.count(), BattleEvent.objects.count()) == before
 
 
-def test_point_2_the_unforged_file_still_imports(client, ended):
+def test_the_unforged_file_still_imports(client, ended):
     gm, _, _, campaign, battle = ended
     client.force_login(gm)
     response, _, before = _import(client, campaign, _forged(battle, lambda d: None))

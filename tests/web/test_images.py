@@ -411,7 +411,7 @@ def test_point_7_a_deleted_characters_portrait_files_are_removed_and_its_url_ans
     assert [as_user(member).get(url).status_code for url in urls for member in (gm, player)] == [404] * 4
 
 
-def test_point_7_a_deleted_library_maps_files_are_removed_and_its_url_answers_404(
+def test_a_deleted_library_maps_files_are_removed_and_its_url_answers_404(
     as_user, gm, campaign, django_capture_on_commit_callbacks
 ):
     item = MapImage.create_from(campaign, "Bridge", images.map_from(io.BytesIO(png_bytes((640, 480)))))
