@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -118,6 +119,58 @@ class _Roller(d20.Roller):
 
 _STRINGIFIER = d20.SimpleStringifier()
 _LOCAL = threading.local()
+# Marks in a shown roll's text (never in an expression: d20 reads none of them) around a die's face
+# and around what the expression dropped (``kh3``, rerolls), read back by ``_segments``.
+_FACE, _DROP, _END = "\x01", "\x02", "\x03"
+_MARKS = re.compile("([\x01\x02])([^\x01\x02\x03]*)\x03")
+
+
+class _SegmentStringifier(d20.SimpleStringifier):
+    """d20's plain stringifier without the total, with each face and each dropped part marked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._nodes = {**self._nodes, _DiceSet: self._str_dice, _Die: self._str_die}  # our dice, as d20's
+
+    def _str_expression(self, node: Any) -> str:
+        return str(self._stringify(node.roll))
+
+    def _stringify(self, node: Any) -> str:
+        inside = str(super()._stringify(node))
+        if not getattr(node, "kept", True):
+            return _DROP + inside.replace(_FACE, "").replace(_END, "") + _END
+        return inside
+
+    def _str_die(self, node: Any) -> str:
+        # A die's faces, a rerolled one dropped beside the one that replaced it.
+        return ", ".join((_FACE if v.kept else _DROP) + str(self._str_literal(v)) + _END for v in node.values)
+
+
+_SEGMENTS = _SegmentStringifier()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A roll for people to read: the ``Roll``, the words after the expression, and the text of the
+    roll in pieces ``(text, kind)``: ``kind`` is ``""`` (the expression), ``"die"`` (a face kept) or
+    ``"drop"`` (a face the expression dropped)."""
+
+    roll: Roll
+    comment: str
+    segments: list[tuple[str, str]]
+
+
+def _segments(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    at = 0
+    for match in _MARKS.finditer(text):
+        if match.start() > at:
+            out.append((text[at : match.start()], ""))
+        out.append((match.group(2), "die" if match.group(1) == _FACE else "drop"))
+        at = match.end()
+    if at < len(text):
+        out.append((text[at:], ""))
+    return out
 
 
 def _roller() -> _Roller:
@@ -148,6 +201,30 @@ class _FaceSource:
         Raises ``DiceError`` (saying why, for a player) when ``check_expr`` refuses ``expr`` or d20 cannot
         roll it; no face is drawn then.
         """
+        return self._roll(expr, purpose, _STRINGIFIER)[0]
+
+    def roll_shown(self, expr: str, purpose: str = "", comments: bool = True) -> Shown:
+        """Roll ``expr`` for people to read (with ``comments``, words may follow: ``"1d20+5 Perception"``),
+        within the same bounds as ``roll``.
+
+        >>> shown = ScriptedDice([2, 6, 5, 1]).roll_shown("4d6kh3+2 for strength")
+        >>> shown.roll.total, shown.comment
+        (15, 'for strength')
+        >>> "".join(text for text, _ in shown.segments), [t for t, kind in shown.segments if kind == "drop"]
+        ('4d6kh3 (2, 6, 5, 1) + 2', ['1'])
+        """
+        comment = ""
+        if comments and isinstance(expr, str) and len(expr) <= 4 * MAX_EXPR_LENGTH:
+            try:
+                comment = str(_roller().parse(expr, allow_comments=True).comment or "").strip()
+            except d20.RollError:
+                comment = ""  # check_expr says why
+            if comment:
+                expr = expr[: expr.rfind(comment)].strip()
+        roll, result = self._roll(expr, purpose, _SEGMENTS)
+        return Shown(roll, comment, _segments(str(result.result)))
+
+    def _roll(self, expr: str, purpose: str, stringifier: Any) -> tuple[Roll, Any]:
         problem = check_expr(expr)
         if problem is not None:
             raise DiceError(_cannot(expr, purpose, problem))
@@ -156,14 +233,15 @@ class _FaceSource:
         ctx = roller.context
         ctx.source = self
         try:
-            total = int(roller.roll(expr, stringifier=_STRINGIFIER).total)  # the total is worked out here
+            result = roller.roll(expr, stringifier=stringifier)
+            total = int(result.total)  # the total is worked out here
         except d20.RollError as exc:
             raise DiceError(_cannot(expr, purpose, str(exc))) from None
         finally:
             ctx.source = None
         roll = Roll(expr, self._faces, total, purpose)
         self.history.append(roll)
-        return roll
+        return roll, result
 
 
 class Dice(_FaceSource):
