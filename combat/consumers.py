@@ -23,9 +23,12 @@ never sends regions of an older version than it already sent, so two changes
 whose renders finish in the wrong order still leave the page on the newer.
 
 Client -> server messages (JSON, small): ``{"type": "sync", "seq": N,
-"version": V, "reconnect": bool}``. Server -> client: HTML fragments (regions with ids,
-swapped out of band by htmx's ws extension) or one JSON presence line
-``{"presence": {"<user id>": true|false, ...}}`` handled by battle.js.
+"version": V, "reconnect": bool}``; a ping or the shared ruler (``combat.marks``:
+passed to the battle's other sockets with who made it, never stored). Server ->
+client: HTML fragments (regions with ids, swapped out of band by htmx's ws
+extension; the campaign's chat lines, each socket sending its viewer's part),
+or one JSON line: ``{"presence": {"<user id>": true|false, ...}}`` (battle.js),
+``{"mark": {...}}`` or ``{"notice": "..."}`` (table-tools.js).
 """
 
 from __future__ import annotations
@@ -39,9 +42,11 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from combat import fanout, live, presenters, sockets
+from combat import fanout, live, marks, presenters, sockets
 from combat.engine.actions import loads_bounded
+from combat.models import Battle
 from combat.table import load_table, vclass_of
+from vtt import chat
 from vtt.access import battle_access
 from vtt.clientaddr import scope_address
 from vtt.models import Role
@@ -58,6 +63,23 @@ SOCKETS_PER_USER = getattr(settings, "SOCKETS_PER_USER", 5)  # per battle or cam
 SOCKETS_PER_IP = getattr(settings, "SOCKETS_PER_IP", 100)  # over every socket; a new one is refused
 SLOW_BACKLOG = getattr(settings, "SOCKET_SLOW_BACKLOG", 200)  # messages waiting: the client is too slow
 CLOSE_REVOKED, CLOSE_REPLACED, CLOSE_SLOW = 4403, 4409, 4429
+
+
+def _entry(user: Any, battle_id: int, session_key: str | None) -> tuple[str, int, int, int, int] | None:
+    """(role, seq, campaign id, board width, height) of a member opening a battle's socket
+    (``battle_access`` with the session checked), or None."""
+    access = battle_access(user, battle_id, session_key, True)
+    if access is None:
+        return None
+    found = (
+        Battle.objects.filter(pk=battle_id)
+        .values_list("campaign_id", "snapshot__width", "snapshot__height")
+        .first()
+    )
+    if found is None:
+        return None
+    campaign, width, height = found
+    return (*access, campaign, int(width or 0), int(height or 0))
 
 
 def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, int, str] | None:
@@ -98,8 +120,8 @@ class BattleConsumer(sockets.PushConsumer):
         user = self.scope.get("user")
         session = self.scope.get("session")
         self.session_key = getattr(session, "session_key", None)
-        access = await database_sync_to_async(battle_access)(user, self.battle_id, self.session_key, True)
-        if access is None:
+        entry = await database_sync_to_async(_entry)(user, self.battle_id, self.session_key)
+        if entry is None:
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
         self.ip = scope_address(self.scope)
@@ -107,7 +129,8 @@ class BattleConsumer(sockets.PushConsumer):
         if self.ip and await self.store.ip_count(self.ip) >= SOCKETS_PER_IP:
             await self.close()  # too many sockets from this address: refused before accept
             return
-        self.role, _ = access
+        self.role, _, self.campaign_id, self.width, self.height = entry
+        self.limits = marks.buckets()
         self.user = user
         self.user_id = str(user.pk)
         self.checked_at = time.monotonic()
@@ -120,12 +143,18 @@ class BattleConsumer(sockets.PushConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         # The battle's own messages (pushes, presence) come through this process's one subscription.
         # They queue from here on and are sent once the handshake is accepted, never before.
+        # The campaign's messages (its chat) come the same way, through one subscription per process.
         self.outbox = fanout.Outbox(self.dispatch)
-        await fanout.join(self.channel_layer, live.battle_group(self.battle_id), self)
+        for group in self._shared_groups():
+            await fanout.join(self.channel_layer, group, self)
         await self.accept()
         self.outbox.start()
         await self._join()
         self.recheck_task = asyncio.get_running_loop().create_task(self._recheck_forever())
+
+    def _shared_groups(self) -> tuple[str, str]:
+        """The groups this socket takes through its process's subscription: the battle's, the campaign's."""
+        return live.battle_group(self.battle_id), sockets.campaign_group(self.campaign_id)
 
     async def _recheck_forever(self) -> None:
         """The periodic access check, off the push path, at a jittered interval of this socket's own."""
@@ -146,7 +175,8 @@ class BattleConsumer(sockets.PushConsumer):
         outbox, self.outbox = self.outbox, None
         if outbox is not None:
             outbox.close()
-            await fanout.leave(self.channel_layer, live.battle_group(self.battle_id), self)
+            for group in self._shared_groups():
+                await fanout.leave(self.channel_layer, group, self)
         groups, self.groups_joined = getattr(self, "groups_joined", []), []
         for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
@@ -229,8 +259,13 @@ class BattleConsumer(sockets.PushConsumer):
             return
         if not text_data:
             return
-        message = loads_bounded(text_data, MAX_MESSAGE, max_depth=2)  # a sync message is one flat object
-        if not isinstance(message, dict) or message.get("type") != "sync":
+        message = loads_bounded(text_data, MAX_MESSAGE, max_depth=2)  # flat objects, squares in them
+        if not isinstance(message, dict):
+            return
+        if message.get("type") in marks.KINDS:
+            await self._mark(message)
+            return
+        if message.get("type") != "sync":
             return
         # A full render costs a read and a render: at most one per socket per
         # SYNC_EVERY. A sync asked sooner is answered when the window opens;
@@ -243,6 +278,29 @@ class BattleConsumer(sockets.PushConsumer):
             await self._send_fresh()
         else:
             self.sync_task = asyncio.get_running_loop().create_task(self._sync_after(wait))
+
+    async def _mark(self, message: dict[str, Any]) -> None:
+        """A ping or a ruler for the table (``combat.marks``): passed on with who made it, never stored."""
+        mark = marks.read(message, self.width, self.height)
+        if mark is None:
+            return
+        if self.role not in (Role.GM, Role.PLAYER):
+            await self.send(
+                text_data=json.dumps({"notice": "Observers watch: pings and the ruler are the players'."})
+            )
+            return
+        if not self.limits[mark["kind"]].take():
+            if mark["kind"] == "ping":
+                await self.send(text_data=json.dumps({"notice": marks.TOO_MANY_PINGS}))
+            return
+        mark.update(by=self.user.get_username(), user=self.user_id)
+        message = {"type": "table.mark", "mark": mark, "sender": self.channel_name}
+        await sockets.safe_group_send(self.channel_layer, live.battle_group(self.battle_id), message)
+
+    async def table_mark(self, event: dict[str, Any]) -> None:
+        """Someone's ping or ruler: every other page of the battle draws it (its sender's drew it already)."""
+        if event.get("sender") != self.channel_name and not self.closing:
+            await self.send_text(json.dumps({"mark": event["mark"]}))
 
     async def _sync_after(self, wait: float) -> None:
         await asyncio.sleep(wait)
@@ -304,3 +362,13 @@ class BattleConsumer(sockets.PushConsumer):
                 return
             self.shown = version
             await self.send_text(html)
+
+    async def chat_push(self, event: dict[str, Any]) -> None:
+        """A line of the campaign's chat changed: send this viewer's part of it, if any (``vtt.chat``)."""
+        if await self._allowed():
+            html = chat.pick(event, self.user_id, self.role)
+            if html:
+                await self.send_text(html)
+
+    async def campaign_battles(self, event: dict[str, Any]) -> None:
+        """The campaign page's battle list: a battle page does not show it."""

@@ -78,6 +78,11 @@ def account_group(user_id: Any) -> str:
     return f"account-{user_id}"
 
 
+def campaign_group(campaign_id: Any) -> str:
+    """Every open page of one campaign: its campaign page's sockets, and its battle pages' (the chat)."""
+    return f"campaign-{campaign_id}"
+
+
 # ---------------------------------------------------------------- sending without dying
 
 

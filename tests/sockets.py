@@ -37,6 +37,14 @@ def communicator(battle_id: int, cookie: str | None, origin: bytes | None = b"ht
     return WebsocketCommunicator(application(), f"/ws/battles/{battle_id}/", headers=headers)
 
 
+def campaign_socket(campaign_id: int, cookie: str | None):
+    """A communicator on a campaign page's socket (not connected yet)."""
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if cookie:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    return WebsocketCommunicator(application(), f"/ws/campaigns/{campaign_id}/", headers=headers)
+
+
 async def received(comm, timeout: float):
     """Text frames as they arrive within ``timeout`` (an async iterator).
 

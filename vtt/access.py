@@ -17,7 +17,7 @@ Stable names for other modules:
 - ``can_create_characters(membership) -> bool``
 - ``session_valid(session_key, user) -> bool``
 - ``battle_access(user, battle_id, session_key=None, check_session=False) -> (role, seq) | None``
-- ``campaign_access(user, campaign_id, session_key) -> bool``
+- ``campaign_access(user, campaign_id, session_key) -> role | None``
 
 The services check roles again inside each write (``combat.services``): a view's check decides what
 it shows, the service's what is written.
@@ -210,8 +210,13 @@ def battle_access(
     return (role, seq) if role else None
 
 
-def campaign_access(user: Any, campaign_id: int, session_key: str | None) -> bool:
-    """A campaign page's socket: its session is still this user's and the user a member."""
+def campaign_access(user: Any, campaign_id: int, session_key: str | None) -> str | None:
+    """A campaign page's socket: the member's role while its session is still this user's, else None
+    (the role says which of the campaign's chat lines the socket passes on)."""
     if not getattr(user, "is_authenticated", False) or not session_valid(session_key, user):
-        return False
-    return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk).exists()
+        return None
+    return (
+        Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk)
+        .values_list("role", flat=True)
+        .first()
+    )

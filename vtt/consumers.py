@@ -1,10 +1,14 @@
-"""The campaign page's websocket: tells its members, without a reload, when a battle is created or starts.
+"""The campaign page's websocket: tells its members, without a reload, when a battle is created or
+starts, and brings the campaign's chat.
 
 Like the battle socket it only pushes: ``vtt.live.battles_changed`` renders the
 campaign's battle list (and a notice) once per change and sends it to the
-group ``campaign-<id>``; each socket forwards those bytes. Access is checked
+group ``campaign-<id>``; each socket forwards those bytes. ``vtt.chat`` sends
+each chat line to the same group with each kind of reader's bytes, and a
+socket sends its member only their part (``chat.pick``). Access is checked
 as the battle socket's is (``vtt.access.campaign_access``: the session is still
-this user's, the user a member) on connect, before each push, and at once
+this user's, the user a member) on connect, before each battle-list push,
+before a chat push once the last check is ``RECHECK_SECONDS`` old, and at once
 when the account's access changes (``combat.sockets.notify``): logging out
 or leaving the campaign closes the socket with 4403.
 
@@ -15,19 +19,20 @@ The battle sockets' caps hold here too (``combat.sockets``): at most
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
 
 from combat import consumers as battle_sockets
 from combat import sockets
-from combat.consumers import CLOSE_REPLACED, CLOSE_REVOKED
+from combat.consumers import CLOSE_REPLACED, CLOSE_REVOKED, RECHECK_SECONDS
+from combat.sockets import campaign_group
+from vtt import chat
 from vtt.access import campaign_access
 from vtt.clientaddr import scope_address
 
-
-def campaign_group(campaign_id: int) -> str:
-    return f"campaign-{campaign_id}"
+__all__ = ["CampaignConsumer", "campaign_group"]
 
 
 class CampaignConsumer(sockets.PushConsumer):
@@ -45,7 +50,8 @@ class CampaignConsumer(sockets.PushConsumer):
             return
         self.user = self.scope.get("user")
         self.session_key = getattr(self.scope.get("session"), "session_key", None)
-        if not await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key):
+        role = await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key)
+        if role is None:
             await self.close()  # before accept: the handshake is refused
             return
         self.ip = scope_address(self.scope)
@@ -53,6 +59,7 @@ class CampaignConsumer(sockets.PushConsumer):
         if self.ip and await self.store.ip_count(self.ip) >= battle_sockets.SOCKETS_PER_IP:
             await self.close()  # too many sockets from this address: refused before accept
             return
+        self.role, self.user_id, self.checked_at = role, str(self.user.pk), time.monotonic()
         self.groups_joined = [campaign_group(self.campaign_id), sockets.account_group(self.user.pk)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -79,8 +86,13 @@ class CampaignConsumer(sockets.PushConsumer):
         await self.disconnect(code)
         await self.close(code=code, reason=reason or None)
 
-    async def _still_allowed(self) -> bool:
-        if await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key):
+    async def _still_allowed(self, force: bool = True) -> bool:
+        if not force and time.monotonic() - self.checked_at <= RECHECK_SECONDS:
+            return True
+        role = await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key)
+        self.checked_at = time.monotonic()
+        if role is not None:
+            self.role = role
             return True
         await self._end(CLOSE_REVOKED)
         return False
@@ -89,6 +101,13 @@ class CampaignConsumer(sockets.PushConsumer):
         # Pushes are rare (a battle created or started): access is checked again before each one.
         if await self._still_allowed():
             await self.send(text_data=event["html"])
+
+    async def chat_push(self, event: dict[str, Any]) -> None:
+        """A chat line changed: send this member's part of it, if any (``vtt.chat`` decided who reads it)."""
+        if event.get("campaign") == self.campaign_id and await self._still_allowed(force=False):
+            html = chat.pick(event, self.user_id, self.role)
+            if html:
+                await self.send_text(html)
 
     async def socket_replaced(self, event: dict[str, Any]) -> None:
         await self._end(CLOSE_REPLACED, "This campaign is open in too many tabs; the oldest was closed.")

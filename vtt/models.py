@@ -418,6 +418,47 @@ class ContentEntry(models.Model):
         return name if isinstance(name, str) and name else self.key.replace("_", " ").capitalize()
 
 
+class ChatMessage(models.Model):
+    """One line of a campaign's chat: words, dice rolled on the server, or both.
+
+    ``vtt.chat`` is the only writer and decides who may read a line (``audience``):
+    everyone, the GMs (and its author), or one member (and its author). ``text`` is
+    the words as typed after the command (what an edit starts from); ``parts`` is
+    what is shown, in order: words and the rolls made when it was sent.
+    """
+
+    class Audience(models.TextChoices):
+        ALL = "all", "Everyone"
+        GM = "gm", "The GM"
+        ONE = "one", "One member"
+
+    class Kind(models.TextChoices):
+        SAY = "say", "Message"
+        ROLL = "roll", "Roll"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="chat_messages")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=4, choices=Kind.choices, default=Kind.SAY)
+    audience = models.CharField(max_length=3, choices=Audience.choices, default=Audience.ALL)
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    text = models.TextField(blank=True)
+    parts = models.JSONField(default=list, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    edited = models.DateTimeField(null=True, blank=True)
+    deleted = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["campaign", "-id"], name="chat_history"),
+            models.Index(fields=["author", "created"], name="chat_rate"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} in {self.campaign}: {self.text[:40]}"
+
+
 for _model in (Character, MapImage):
     post_delete.connect(_files_of_deleted, sender=_model, dispatch_uid=f"files-of-deleted-{_model.__name__}")
 post_save.connect(_name_saved, sender=settings.AUTH_USER_MODEL, dispatch_uid="account-name-saved")

@@ -191,6 +191,12 @@ SOCKETS_PER_USER = int(os.environ.get("SOCKETS_PER_USER", "5"))
 SOCKETS_PER_IP = int(os.environ.get("SOCKETS_PER_IP", "100"))
 SOCKET_SLOW_BACKLOG = int(os.environ.get("SOCKET_SLOW_BACKLOG", "200"))
 
+# Chat: a member sends at most CHAT_RATE_LINES lines in CHAT_RATE_SECONDS (over every campaign), and
+# may change or delete their own line for CHAT_EDIT_SECONDS after sending it (a GM deletes any line).
+CHAT_RATE_LINES = int(os.environ.get("CHAT_RATE_LINES", "5"))
+CHAT_RATE_SECONDS = float(os.environ.get("CHAT_RATE_SECONDS", "10"))
+CHAT_EDIT_SECONDS = int(os.environ.get("CHAT_EDIT_SECONDS", "300"))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from combat.table import forget_faces
+from vtt import chat
 from vtt.access import (
     campaign_for,
     can_create_characters,
@@ -222,7 +223,10 @@ def _house_rule_rows(campaign: Campaign) -> list[tuple[str, object, str]]:
 @login_required
 def campaign_detail(request, pk: int):
     campaign, membership = campaign_for(request, pk)
-    return render(request, "vtt/campaign_detail.html", _campaign_context(request, campaign, membership))
+    context = _campaign_context(
+        request, campaign, membership, **chat.panel_context(campaign, request.user, membership.role)
+    )
+    return render(request, "vtt/campaign_detail.html", context)
 
 
 @login_required

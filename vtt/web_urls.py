@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from vtt import homebrew_views, views
+from vtt import chat_views, homebrew_views, views
 
 
 class IdConverter:
@@ -43,6 +43,10 @@ urlpatterns = [
     path(
         "campaigns/<id:pk>/characters/<id:char_pk>/delete/", views.character_delete, name="character_delete"
     ),
+    path("campaigns/<id:pk>/chat/", chat_views.chat_lines, name="chat"),
+    path("campaigns/<id:pk>/chat/<id:message_pk>/", chat_views.chat_line, name="chat_line"),
+    path("campaigns/<id:pk>/chat/<id:message_pk>/edit/", chat_views.chat_edit, name="chat_edit"),
+    path("campaigns/<id:pk>/chat/<id:message_pk>/delete/", chat_views.chat_delete, name="chat_delete"),
     path("campaigns/<id:pk>/content/", homebrew_views.content_list, name="content"),
     path("campaigns/<id:pk>/content/export/", homebrew_views.content_export, name="content_export"),
     path("campaigns/<id:pk>/content/import/", homebrew_views.content_import, name="content_import"),

@@ -6,21 +6,13 @@ import asyncio
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
 
-from tests.sockets import application, frames, session_cookie
+from tests.sockets import campaign_socket, frames, session_cookie
 from tests.table import table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def campaign_socket(campaign_id: int, cookie: str | None):
-    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
-    if cookie:
-        headers.append((b"cookie", f"sessionid={cookie}".encode()))
-    return WebsocketCommunicator(application(), f"/ws/campaigns/{campaign_id}/", headers=headers)
 
 
 def _start_as_gm(gm, battle_id: int) -> int:

@@ -16,7 +16,7 @@ from PIL import Image
 from tests.security.conftest import combatant_named
 from vtt import homebrew
 from vtt.images import map_from
-from vtt.models import ContentEntry, Invite, MapImage, Membership
+from vtt.models import ChatMessage, ContentEntry, Invite, MapImage, Membership
 
 L = "login"
 
@@ -36,7 +36,14 @@ def matrix_ids(world: dict[str, Any]) -> dict[str, Any]:
     ContentEntry.objects.create(
         campaign=c, kind=homebrew.MONSTERS, key="wight", data={**monster, "name": "Wight"}
     )
+    users = world["users"]
+    said = ChatMessage.objects.create(campaign=c, author=users["player"], text="hi", parts=[{"text": "hi"}])
+    whisper = ChatMessage.objects.create(
+        campaign=c, author=users["gm"], audience="one", recipient=users["player"], text="psst"
+    )
     return {
+        "line": said.pk,
+        "whisper": whisper.pk,
         "ckind": "abilities",
         "ckey": "homebrew_bolt",
         "mkind": homebrew.MONSTERS,
@@ -304,6 +311,36 @@ MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
         "post",
         lambda w: {},
         (L, 404, 404, 403, 403, 403, 302),
+    ),
+    # The chat: members read (a whisper only its two ends), players and the GM write, authors edit,
+    # a GM deletes any line.
+    ("chat", "chat", ("campaign",), "get", None, (L, 404, 404, 400, 400, 400, 400)),
+    ("chat-post", "chat", ("campaign",), "post", lambda w: {"text": "hi"}, (L, 404, 404, 403, 200, 200, 200)),
+    ("chat_line", "chat_line", ("campaign", "line"), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    (
+        "chat_line-whisper",
+        "chat_line",
+        ("campaign", "whisper"),
+        "get",
+        None,
+        (L, 404, 404, 404, 200, 404, 200),
+    ),
+    ("chat_edit", "chat_edit", ("campaign", "line"), "get", None, (L, 404, 404, 404, 200, 404, 404)),
+    (
+        "chat_edit-post",
+        "chat_edit",
+        ("campaign", "line"),
+        "post",
+        lambda w: {"text": "changed"},
+        (L, 404, 404, 403, 200, 403, 403),
+    ),
+    (
+        "chat_delete",
+        "chat_delete",
+        ("campaign", "whisper"),
+        "post",
+        lambda w: {},
+        (L, 404, 404, 404, 403, 404, 200),
     ),
     ("battle_import", "battle_import", ("campaign",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
     (

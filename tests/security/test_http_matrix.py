@@ -2,7 +2,7 @@
 
 The matrix (tests/security/matrix.py) lists each named URL of ``vtt`` and
 ``combat`` with the methods it answers; ``test_every_url_pattern_is_in_the_matrix``
-fails when a view is added without a row there. Battle writes are posted as htmx does (so refusals
+fails when a view is added without a row there. Battle and chat writes are posted as htmx does (so refusals
 come back as their 4xx, not as a redirect), and every refusal must leave the
 battle's seq, snapshot and log exactly as they were. Anything a player,
 observer or stranger receives must not contain the Goblin's hidden HP.
@@ -40,6 +40,9 @@ BATTLE_VIEWS = {
     "battle_add",
     "battle_log",
     "battle_new",
+    "chat",
+    "chat_edit",
+    "chat_delete",
 }
 
 
