@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from combat import services
+from combat.engine import fog
 from combat.engine.core import replay
 from combat.engine.events import Event
 from combat.engine.state import BattleState
@@ -40,7 +41,13 @@ def outcome(state: dict[str, Any] | None, status: str) -> str:
 
 
 def participants(snapshot: dict[str, Any] | None) -> list[str]:
-    return [c.get("name", "?") for c in ((snapshot or {}).get("combatants") or {}).values()]
+    """Who fights, as every member may read it: nobody standing in the fog of war (``fog.unseen``)."""
+    combatants = (snapshot or {}).get("combatants") or {}
+    if not ((snapshot or {}).get("extra") or {}).get("fog"):
+        return [c.get("name", "?") for c in combatants.values()]
+    state = BattleState.from_dict(snapshot or {})
+    hidden = fog.unseen(state, None)
+    return [c.name for cid, c in state.combatants.items() if cid not in hidden]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from django import forms
 from combat.engine.actions import Refusal, chosen_params, loads_bounded
 
 MAX_PARAMS_TEXT = 4000
+MAX_FOG_TEXT = 8000  # a fog change's areas, as JSON (at most fog.MAX_RECTS of them)
 _ASCII_INT = re.compile(r"-?[0-9]{1,12}")
 _ASCII_SEQ = re.compile(r"[0-9]{1,18}")
 
@@ -141,7 +142,7 @@ def _square(post: Any) -> list[int] | None:
 def _gm_params(kind: str, post: Any) -> dict[str, Any]:
     """Parameters of setup and GM actions, from their named fields only."""
     params: dict[str, Any] = {}
-    needs_combatant = kind not in ("gm.skip_turn", "gm.end_battle", "setup.start")
+    needs_combatant = kind not in ("gm.skip_turn", "gm.end_battle", "setup.start", "gm.fog")
     if needs_combatant:
         params["combatant"] = _text(post, "combatant", "Combatant", limit=16)
     if kind == "gm.set_hp":
@@ -166,6 +167,22 @@ def _gm_params(kind: str, post: Any) -> dict[str, Any]:
             params["to" if kind == "gm.move" else "pos"] = square
     elif kind == "gm.end_battle":
         params["reason"] = _text(post, "reason", "Reason", False) or "Ended by the GM."
+    elif kind == "gm.fog":
+        params.update(_fog_params(post))
+    return params
+
+
+def _fog_params(post: Any) -> dict[str, Any]:
+    """A fog change: ``mode``, and its areas as ``rects`` (JSON, from the board) or one ``square``."""
+    params: dict[str, Any] = {"mode": _text(post, "mode", "The fog change", limit=10)}
+    raw = post.get("rects")
+    if raw:
+        rects = loads_bounded(str(raw), MAX_FOG_TEXT, max_depth=3)
+        if isinstance(rects, Refusal) or not isinstance(rects, list):
+            raise BadInput("Those squares are malformed; reload the page.")
+        params["rects"] = rects
+    elif (square := _square(post)) is not None:
+        params["rects"] = [[*square, *square]]
     return params
 
 

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from combat import presenters, services, setup
 from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
-from combat.engine.view import Viewer, filter_event, hidden_ids
+from combat.engine.view import Viewer, event_data_for, hidden_ids, unseen_ids
 from combat.forms import (
     AddCombatantsForm,
     BadInput,
@@ -205,18 +205,23 @@ def battle_act(request: HttpRequest, pk: int) -> HttpResponse:
     if role is None:  # no battle, not a member, or refused before the battle was read
         battle, role = battle_for(request, pk)
         return _result(request, battle.pk, role, result, "")
-    return _result(request, pk, role, result, _outcome(result, role))
+    return _result(
+        request, pk, role, result, _outcome(result, Viewer(role=role, user_id=_viewer(request, role)))
+    )
 
 
-def _outcome(result: services.Result, role: str) -> str:
-    """The actor's outcome line, with only what this viewer may see."""
+def _outcome(result: services.Result, viewer: Viewer) -> str:
+    """The actor's outcome line, with only what this viewer may see (nothing of a combatant in fog)."""
     state = result.state
     if not result.ok or state is None:
         return "Done."
-    names = {cid: c.name for cid, c in state.combatants.items()}
-    hidden = hidden_ids(state, Viewer(role=role))
-    events = [(e.type, filter_event(e.type, e.data, hidden)) for e in result.events]
-    return outcome_text(events, names, hidden) or "Done."
+    hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
+    names = {cid: c.name for cid, c in state.combatants.items() if cid not in unseen}
+    shown = [
+        (e.type, event_data_for(e.type, e.data, hidden, unseen, viewer.role == Role.GM))
+        for e in result.events
+    ]
+    return outcome_text([(t, d) for t, d in shown if d is not None], names, hidden) or "Done."
 
 
 @login_required
@@ -318,10 +323,10 @@ def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
         .values_list("seq", "type", "data")[:LOG_WINDOW]
     )
     state = services.load_state(battle)
-    hidden = hidden_ids(state, Viewer(role=role))
+    viewer = Viewer(role=role)
     names = {cid: c.name for cid, c in state.combatants.items()}
     ctx = {
-        "log": log_entries(rows, names, hidden),
+        "log": log_entries(rows, names, hidden_ids(state, viewer), unseen=unseen_ids(state, viewer)),
         "urls": battle_urls(battle.pk),
         "log_more": len(rows) == LOG_WINDOW and rows[-1][0] > 1,
         "log_oldest": rows[-1][0] if rows else 0,

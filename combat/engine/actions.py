@@ -351,6 +351,14 @@ class EndBattleParams(TypedDict, total=False):
     winner: str | None
 
 
+class FogParams(TypedDict, total=False):
+    """``gm.fog``: ``mode`` on (cover the board), off, reveal or hide; ``rects`` the areas revealed or hidden
+    (``[x0, y0, x1, y1]``, corners included)."""
+
+    mode: Required[str]
+    rects: list[list[int]]
+
+
 #: The parameters of the generic action kinds: the reference that the rulesets, the web layer and the
 #: tests follow. A ruleset's own kinds are in its ``Ruleset.params``.
 ACTION_PARAMS: dict[str, type] = {
@@ -373,6 +381,7 @@ ACTION_PARAMS: dict[str, type] = {
     "gm.add_combatant": NewCombatantParams,
     "gm.remove_combatant": CombatantParams,
     "gm.end_battle": EndBattleParams,
+    "gm.fog": FogParams,
 }
 
 #: Kinds whose parameters name exactly one of these.

@@ -277,6 +277,14 @@ class Healed(Caused, total=False):
     target: Required[str]
 
 
+class FogChanged(Recorded, total=False):
+    """``fog.changed``: the GM covered the board (``mode: "on"``), lifted the fog (``"off"``), or revealed or
+    hid the rectangles ``rects`` (``[x0, y0, x1, y1]``, corners included; ``"reveal"``, ``"hide"``)."""
+
+    mode: Required[str]
+    rects: list[list[int]]
+
+
 class HpSet(Recorded, total=False):
     """``hp.set``."""
 
@@ -439,6 +447,7 @@ GENERIC_EVENTS: dict[str, EventType] = {
     "decision.answered": EventType(DecisionAnswered, words.decision_answered),
     "decision.opened": EventType(DecisionOpened, words.decision_opened),
     "dice.rolled": EventType(DiceRolled, lambda d, n, h: "Dice are rolled."),
+    "fog.changed": EventType(FogChanged, words.fog_changed),
     "healed": EventType(Healed, words.healed, changes=True),
     "hp.set": EventType(HpSet, words.hp_set, changes=True),
     "initiative.rolled": EventType(InitiativeRolled, words.initiative_rolled),

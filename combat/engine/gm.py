@@ -11,6 +11,7 @@ from typing import Any
 from combat.engine.actions import Action, Refusal
 from combat.engine.board import as_square
 from combat.engine.context import Ctx, check_victory, end_turn, start_battle, start_next_turn
+from combat.engine.fog import gm_fog
 from combat.engine.state import KINDS, ROWS, SIDES, BattleState, Combatant
 
 MAX_COMBATANTS = 60
@@ -273,4 +274,5 @@ GM_ACTIONS = {
     "gm.add_combatant": gm_add_combatant,
     "gm.remove_combatant": gm_remove_combatant,
     "gm.end_battle": gm_end_battle,
+    "gm.fog": gm_fog,
 }

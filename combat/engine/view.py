@@ -5,6 +5,12 @@ side's sheets, and enemies as the GM allows. Observers see what a player
 without combatants sees. A pending reaction window shows its choices only to
 its addressee and the GM; its private ``resume`` data only to the GM.
 
+Fog of war (``fog``) is decided here too: a player sees the fog's revealed squares of the map, its
+blocked squares among them, and nothing of a combatant standing in fog that is not on their side
+(``fog.unseen``): not in the combatants, the turn order, whose turn it is, a reaction window, a
+prompt's words, the options of their own turn, nor the log (``event_data_for`` drops an event
+about one). Once its square is revealed it is seen again, its whole story with it.
+
 Hidden HP (the ``hide_enemy_hp`` option) is decided here and nowhere else:
 ``hidden_ids`` says whose numbers a viewer may not see, ``view_for`` gives
 those combatants only a coarse state (unhurt, wounded, bloodied, down) and a
@@ -22,9 +28,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from combat.engine import fog
 from combat.engine.events import Event
 from combat.engine.rulesets import event_type
-from combat.engine.state import BattleState, Combatant
+from combat.engine.state import BattleState, Combatant, Decision
 
 BUCKETS = ((1.0, "unhurt"), (0.5, "wounded"), (0.25, "bloodied"), (0.0, "critical"))
 # What a viewer may know of hidden HP: a coarse state and a bar of that state's fixed width.
@@ -59,7 +66,9 @@ def coarse_state(hp: int, max_hp: int) -> str:
     return "wounded" if 2 * hp >= max_hp else "bloodied"
 
 
-def _combatant_view(c: Combatant, full: bool, show_hp: bool, mine: bool) -> dict[str, Any]:
+def _combatant_view(
+    c: Combatant, full: bool, show_hp: bool, mine: bool, unseen: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     d: dict[str, Any] = {
         "id": c.id,
         "name": c.name,
@@ -70,7 +79,9 @@ def _combatant_view(c: Combatant, full: bool, show_hp: bool, mine: bool) -> dict
         "alive": c.alive,
         "ko": c.ko,
         "mine": mine,
-        "statuses": {k: dict(v) for k, v in c.statuses.items()} if full else {k: {} for k in c.statuses},
+        "statuses": fog.strip({k: dict(v) for k, v in c.statuses.items()}, unseen)
+        if full
+        else {k: {} for k in c.statuses},
     }
     if show_hp:
         d["hp"], d["max_hp"] = c.hp, c.max_hp
@@ -85,8 +96,29 @@ def _combatant_view(c: Combatant, full: bool, show_hp: bool, mine: bool) -> dict
         d["character_id"] = c.character_id
         d["sheet"] = c.sheet
         d["resources"] = dict(c.resources)
-        d["extra"] = c.extra
+        d["extra"] = fog.strip(c.extra, unseen)
     return d
+
+
+def _viewer_id(viewer: Viewer) -> str | None:
+    return viewer.user_id if viewer.role == "player" else None
+
+
+def unseen_ids(state: BattleState, viewer: Viewer) -> frozenset[str]:
+    """Combatants ``viewer`` may not know of at all: standing in fog, not on their side (``fog.unseen``)."""
+    return fog.unseen(state, _viewer_id(viewer), viewer.role == "gm")
+
+
+def words_for(decision: Decision, state: BattleState, unseen: frozenset[str]) -> Decision:
+    """A reaction window's words (prompt, trigger, choices) without the names of combatants the
+    viewer may not know of (``unseen_ids``): "Goblin attacks Bram" reads "someone unseen attacks Bram"."""
+    if not unseen:
+        return decision
+    names = _names(state, unseen)
+    shown = Decision.from_dict(decision.to_dict())
+    shown.prompt, shown.trigger = fog.unnamed(decision.prompt, names), fog.unnamed(decision.trigger, names)
+    shown.options = [{**o, "label": fog.unnamed(o.get("label", ""), names)} for o in decision.options]
+    return shown
 
 
 def view_for(state: BattleState, viewer: Viewer, only: Collection[str] | None = None) -> dict[str, Any]:
@@ -95,35 +127,38 @@ def view_for(state: BattleState, viewer: Viewer, only: Collection[str] | None = 
     ``only``: the combatants to describe (all when None); each is seen as in the whole view.
     """
     gm = viewer.role == "gm"
-    uid = viewer.user_id if viewer.role == "player" else None
+    uid = _viewer_id(viewer)
     hide = bool(state.options.get("hide_enemy_hp", True))
     my_sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid}
     friendly = my_sides or {"party"}
+    unseen = unseen_ids(state, viewer)
     combatants = {}
     for cid, c in state.combatants.items():
-        if only is not None and cid not in only:
+        if (only is not None and cid not in only) or cid in unseen:
             continue
         mine = uid is not None and c.controller == uid
         ally = c.side in friendly
         full = gm or mine or (ally and viewer.role == "player")
-        combatants[cid] = _combatant_view(c, full, gm or ally or not hide, mine)
+        combatants[cid] = _combatant_view(c, full, gm or ally or not hide, mine, unseen)
     current = state.current()
-    pending = None
+    pending: dict[str, Any] | None = None
     if state.pending is not None:
         p = state.pending
         addressed = gm or (uid is not None and not p.gm_only and p.controller == uid)
+        shown = words_for(p, state, unseen)
         pending = {
             "id": p.id,
-            "combatant": p.combatant,
-            "trigger": p.trigger,
+            "combatant": None if p.combatant in unseen else p.combatant,
+            "trigger": shown.trigger,
             "mine": addressed and not gm,
-            "prompt": p.prompt if addressed else "Waiting for a reaction.",
-            "options": [dict(o) for o in p.options] if addressed else [],
+            "prompt": shown.prompt if addressed else "Waiting for a reaction.",
+            "options": [dict(o) for o in shown.options] if addressed else [],
             "default": p.default if addressed else None,
         }
         if gm:
             pending["resume"] = p.resume
             pending["controller"] = p.controller
+    fog_rows = fog.rows(state)
     return {
         "ruleset": state.ruleset,
         "phase": state.phase,
@@ -131,15 +166,20 @@ def view_for(state: BattleState, viewer: Viewer, only: Collection[str] | None = 
         "seq": state.seq,
         "width": state.width,
         "height": state.height,
-        "blocked": [list(b) for b in state.blocked],
-        "order": list(state.order),
+        "blocked": [list(b) for b in state.blocked if gm or not fog.fogged(state, b)],
+        "fog": list(fog_rows) if fog_rows is not None else None,
+        "order": [cid for cid in state.order if cid not in unseen],
         "turn": state.turn,
-        "current": current.id if current else None,
+        "current": current.id if current and current.id not in unseen else None,
         "combatants": combatants,
         "pending": pending,
         "result": state.result,
         "options": dict(state.options) if gm else {"hide_enemy_hp": hide},
     }
+
+
+def _names(state: BattleState, ids: frozenset[str]) -> list[str]:
+    return [state.combatants[cid].name for cid in ids if cid in state.combatants]
 
 
 def hidden_ids(state: BattleState, viewer: Viewer) -> frozenset[str]:
@@ -266,12 +306,27 @@ def filter_event(
     return out
 
 
+def event_data_for(
+    etype: str, data: object, hidden: frozenset[str] | set[str], unseen: frozenset[str], gm: bool = False
+) -> dict[str, Any] | None:
+    """An event's data as a viewer may read it (``filter_event``), or None when it is about a combatant
+    they may not know of (``unseen``: ``unseen_ids``)."""
+    if not gm and unseen and isinstance(data, dict):
+        kept = fog.scrub(data, unseen)
+        if kept is None:
+            return None
+        data = kept
+    return filter_event(etype, data, hidden, gm)
+
+
 def event_for(event: Event, state: BattleState, viewer: Viewer) -> dict[str, Any] | None:
-    """An event as ``viewer`` may read it in the combat log (a dict).
+    """An event as ``viewer`` may read it in the combat log (a dict), or None when it is about a
+    combatant in fog the viewer may not know of.
 
     Dice stay visible (ENG-2: the log shows them) except those that measure
     a hidden combatant's loss; see ``filter_event``.
     """
-    d = event.to_dict()
-    d["data"] = filter_event(event.type, d["data"], hidden_ids(state, viewer), gm=viewer.role == "gm")
-    return d
+    data = event_data_for(
+        event.type, event.data, hidden_ids(state, viewer), unseen_ids(state, viewer), viewer.role == "gm"
+    )
+    return None if data is None else {"type": event.type, "data": data}

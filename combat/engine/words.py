@@ -240,6 +240,18 @@ def battle_created(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) ->
     return f"Battle created on a board of {d.get('width')} by {d.get('height')} squares."
 
 
+FOG = {
+    "on": "The GM covers the map in fog.",
+    "off": "The GM lifts the fog.",
+    "reveal": "The GM reveals part of the map.",
+    "hide": "The GM hides part of the map.",
+}
+
+
+def fog_changed(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
+    return FOG.get(d.get("mode", ""), "The GM changes the fog of war.")
+
+
 def initiative_rolled(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
     total = f": {d['total']}" if isinstance(d.get("total"), int) else ""
     return f"{who(names, d.get('combatant'))} rolls initiative{total}."

@@ -71,7 +71,7 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
     """Board, tracker and log as one visibility class sees them."""
     tokens = tokens_of(table, vclass)
     ctx = frame(table, vclass)
-    ctx.update(board.context(table, tokens, ctx["board_kind"]))
+    ctx.update(board.context(table, tokens, ctx["board_kind"], vclass))
     ctx.update(tracker.context(table, tokens, vclass))
     ctx.update(log.context(table, vclass))
     return ctx

@@ -11,13 +11,16 @@ from typing import Any
 
 from django.utils.safestring import mark_safe
 
+from combat.engine import fog
 from combat.engine.actions import ActionOption
-from combat.engine.core import legal_actions
+from combat.engine.core import Viewer, legal_actions
 from combat.engine.state import BattleState, Combatant
+from combat.engine.view import unseen_ids
 from combat.presenters import render
 from combat.presenters.sheet import own_tokens
 from combat.table import Table
 from combat.templatetags.battle_tags import TOKEN_SLOT, fresh_token_values
+from vtt.models import Role
 
 
 def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
@@ -25,17 +28,23 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
     options; else what the panel says while they wait."""
     state = table.state
     current = state.current()
+    unseen = unseen_ids(state, Viewer(role=Role.GM) if is_gm else Viewer(role=Role.PLAYER, user_id=user_id))
     acting = None
     options: list[dict[str, Any]] = []
     if current is not None and state.pending is None and (is_gm or current.controller == user_id):
         acting = current
-        options = options_for(table, current)
+        options = options_for(table, current, unseen)
+    if current is not None and current.id in unseen:
+        current_name = "the GM"  # a turn in the fog: whose, the players do not know
+    else:
+        current_name = current.name if current else ""
     return {
         "acting": acting,
         "acting_mine": acting is not None and acting.controller == user_id,
         "options": options,
+        "unseen": unseen,
         "has_combatant": bool(own_tokens(table, user_id, is_gm)) or is_gm,
-        "current_name": current.name if current else "",
+        "current_name": current_name,
     }
 
 
@@ -53,12 +62,18 @@ def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def options_for(table: Table, combatant: Combatant) -> list[dict[str, Any]]:
-    """The acting combatant's options, computed once per change (the GM's and its player's panels show the same)."""
-    options: list[dict[str, Any]] = table.once(
-        ("options", combatant.id),
-        lambda: [option_dict(o, table.state, combatant) for o in legal_actions(table.state, combatant.id)],
-    )
+def options_for(
+    table: Table, combatant: Combatant, unseen: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """The acting combatant's options, computed once per change (the GM's and its player's panels show
+    the same, unless fog hides someone from the player: ``unseen``, left out of what they are offered;
+    the engine refuses what runs into one when it is tried)."""
+
+    def make() -> list[dict[str, Any]]:
+        state = fog.without(table.state, unseen) if unseen else table.state
+        return [option_dict(o, state, combatant) for o in legal_actions(state, combatant.id)]
+
+    options: list[dict[str, Any]] = table.once(("options", combatant.id, unseen), make)
     return options
 
 
@@ -124,6 +139,7 @@ def share_options(table: Table, ctx: dict[str, Any]) -> None:
         "client_token_slot": True,
     }
     html = table.once(
-        ("forms", acting.id, forms["csrf_token"]), lambda: render.render_one(render.ACTION_OPTS, forms)
+        ("forms", acting.id, forms["csrf_token"], ctx.get("unseen")),
+        lambda: render.render_one(render.ACTION_OPTS, forms),
     )
     ctx["opts_html"] = mark_safe(fresh_tokens(html))  # noqa: S308 - our template's output

@@ -4,22 +4,56 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.engine import fog
+from combat.engine.rulesets import get_ruleset
 from combat.models import Battle
 from combat.presenters.render import joined
 from combat.table import Table
 
 
-def context(table: Table, tokens: list[dict[str, Any]], board_kind: str) -> dict[str, Any]:
+def context(table: Table, tokens: list[dict[str, Any]], board_kind: str, vclass: str) -> dict[str, Any]:
     """What the board shows besides the frame (``tokens``: ``tokens_of`` the viewer's class): the
-    tokens on a grid (joined once) or in the rows of a rows board, the blocked squares, the map."""
+    tokens on a grid (joined once) or in the rows of a rows board, the blocked squares and the fog as
+    the class may see them, the map, and how the ruler counts squares (the battle's metric)."""
     state = table.state
+    view = table.class_view(vclass)
     placed = [t["html"] for t in tokens if t["pos"] is not None and t["alive"]]
     return {
         "placed_html": joined(placed),
         "rows_board": rows_board(tokens) if board_kind == "rows" else None,
-        "blocked": [list(b) for b in state.blocked],
+        "blocked": view["blocked"],
+        "fog": fog_areas(view["fog"]),
+        "metric": get_ruleset(state.ruleset).metric(state) if board_kind == "grid" else "",
         "map": map_context(table.battle, state.width, state.height),
     }
+
+
+def fog_areas(fog_rows: list[str] | None) -> list[tuple[int, int, int, int]]:
+    """The fog as few rectangles as the board draws them: (column, width, row, height), 1-based like the
+    CSS grid; a run of fogged squares in a row joins the same run of the row above it."""
+    if not fog_rows:
+        return []
+    done: list[list[int]] = []
+    open_runs: dict[tuple[int, int], list[int]] = {}
+    for y, row in enumerate(fog_rows):
+        runs: dict[tuple[int, int], list[int]] = {}
+        x = 0
+        while x < len(row):
+            if row[x] != fog.FOG:
+                x += 1
+                continue
+            start = x
+            while x < len(row) and row[x] == fog.FOG:
+                x += 1
+            key = (start, x - start)
+            area = open_runs.pop(key, None)
+            if area is None:
+                area = [start + 1, x - start, y + 1, 0]
+                done.append(area)
+            area[3] += 1
+            runs[key] = area
+        open_runs = runs
+    return [(a[0], a[1], a[2], a[3]) for a in done]
 
 
 def map_context(battle: Battle, width: int, height: int) -> dict[str, Any] | None:

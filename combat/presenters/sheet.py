@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.engine.core import Viewer
 from combat.engine.rulesets import get_ruleset
+from combat.engine.view import unseen_ids
 from combat.outcome import notices
 from combat.presenters.tokens import token_of
 from combat.table import Table
@@ -56,7 +58,8 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
             }
         )
     mine = controlled(table, user_id)
-    names = {cid: c.name for cid, c in state.combatants.items()}
+    unseen = unseen_ids(state, Viewer(role=Role.GM) if is_gm else Viewer(role=Role.PLAYER, user_id=user_id))
+    names = {cid: c.name for cid, c in state.combatants.items() if cid not in unseen}
     return {"own": cards, "notices": notices(table.events, mine, names) if mine and not is_gm else []}
 
 

@@ -1,0 +1,209 @@
+"""Fog of war on grid boards: the GM covers the map and reveals it square by square (ENG-7 GM events).
+
+The fog is ``state.extra["fog"]``: absent when the board has none, else one string per row of the
+board, ``"#"`` a square in fog and ``"."`` a revealed one. ``gm.fog`` changes it with one
+``fog.changed`` event (saved in the log and undone like any GM action):
+
+- ``mode: "on"``: the whole board in fog (again); ``"off"``: no fog at all;
+- ``mode: "reveal"`` or ``"hide"`` with ``rects: [[x0, y0, x1, y1], ...]``: those rectangles
+  (corners included; a brush stroke is a run of small ones).
+
+What players may see of it is decided here and in ``view`` (like hidden HP): the revealed squares
+of the map, and no combatant standing in fog that is not on their own side (``unseen``).
+
+>>> from combat.engine.state import BattleState, Combatant
+>>> s = BattleState("luck", {}, 1, width=4, height=2)
+>>> s.combatants["c1"] = Combatant("c1", "Goblin", side="enemy", pos=[3, 1])
+>>> apply_fog(s, {"mode": "on"}); apply_fog(s, {"mode": "reveal", "rects": [[0, 0, 1, 1]]})
+>>> s.extra["fog"], sorted(unseen(s, None))
+(['..##', '..##'], ['c1'])
+>>> apply_fog(s, {"mode": "reveal", "rects": [[3, 1, 3, 1]]}); sorted(unseen(s, None))
+[]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.actions import Action, Refusal
+from combat.engine.state import BattleState
+
+if TYPE_CHECKING:
+    from combat.engine.context import Ctx
+
+FOG, CLEAR = "#", "."
+MODES = ("on", "off", "reveal", "hide")
+MAX_RECTS = 400  # rectangles in one change (a long brush stroke)
+
+
+def rows(state: BattleState) -> list[str] | None:
+    """The fog, one string per row (``"#"`` in fog), or None when the board has none."""
+    fog = state.extra.get("fog")
+    return fog if isinstance(fog, list) else None
+
+
+def fogged(state: BattleState, square: Iterable[int] | None) -> bool:
+    """Whether ``square`` lies in fog (never, on a board without fog)."""
+    fog = rows(state)
+    if fog is None or square is None:
+        return False
+    x, y = square
+    return 0 <= y < len(fog) and 0 <= x < len(fog[y]) and fog[y][x] == FOG
+
+
+def unseen(state: BattleState, viewer_id: str | None, gm: bool = False) -> frozenset[str]:
+    """The combatants a player (``viewer_id``; None: any player or observer) may not know of: those
+    standing in fog that are not on a side the viewer plays. The GM sees every one."""
+    fog = rows(state)
+    if gm or fog is None:
+        return frozenset()
+    sides = {c.side for c in state.combatants.values() if viewer_id is not None and c.controller == viewer_id}
+    sides = sides or {"party"}
+    return frozenset(
+        cid
+        for cid, c in state.combatants.items()
+        if c.side not in sides and c.pos is not None and fogged(state, c.pos)
+    )
+
+
+def _rects(raw: Any, width: int, height: int) -> list[list[int]] | Refusal:
+    """Untrusted rectangles, as ``[x0, y0, x1, y1]`` with x0 <= x1 and y0 <= y1, all on the board."""
+    if not isinstance(raw, list) or not raw or len(raw) > MAX_RECTS:
+        return Refusal(f"Choose 1 to {MAX_RECTS} areas of the map.")
+    out = []
+    for rect in raw:
+        if (
+            not isinstance(rect, list | tuple)
+            or len(rect) != 4
+            or not all(type(n) is int for n in rect)
+            or not all(0 <= rect[i] < (width if i % 2 == 0 else height) for i in range(4))
+        ):
+            return Refusal("That area is not on the board.")
+        x0, y0, x1, y1 = rect
+        out.append([min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)])
+    return out
+
+
+def _painted(fog: list[str], rects: list[list[int]], mark: str) -> list[str]:
+    grid = [list(row) for row in fog]
+    for x0, y0, x1, y1 in rects:
+        for y in range(y0, y1 + 1):
+            grid[y][x0 : x1 + 1] = mark * (x1 - x0 + 1)
+    return ["".join(row) for row in grid]
+
+
+def gm_fog(ctx: Ctx, action: Action) -> Refusal | None:
+    """``gm.fog``: cover the board, lift the fog, or reveal or hide rectangles of it."""
+    state, params = ctx.state, action.params
+    if ctx.rules.board != "grid":
+        return Refusal("Fog of war needs a board of squares.")
+    mode = params.get("mode")
+    if mode not in MODES:
+        return Refusal("Cover, lift, reveal or hide the fog.")
+    fog = rows(state)
+    if mode == "off":
+        if fog is None:
+            return Refusal("There is no fog to lift.")
+        ctx.emit("fog.changed", mode="off")
+        return None
+    if mode == "on":
+        if fog is not None and all(set(row) == {FOG} for row in fog):
+            return Refusal("The whole map is already in fog.")
+        ctx.emit("fog.changed", mode="on")
+        return None
+    if fog is None:
+        return Refusal("Cover the map with fog first.")
+    rects = _rects(params.get("rects"), state.width, state.height)
+    if isinstance(rects, Refusal):
+        return rects
+    if _painted(fog, rects, CLEAR if mode == "reveal" else FOG) == fog:
+        return Refusal(
+            "Those squares are already revealed." if mode == "reveal" else "Those squares are already in fog."
+        )
+    ctx.emit("fog.changed", mode=mode, rects=rects)
+    return None
+
+
+def apply_fog(state: BattleState, d: dict[str, Any]) -> None:
+    """Fold a ``fog.changed`` event into the state."""
+    mode = d["mode"]
+    if mode == "off":
+        state.extra.pop("fog", None)
+    elif mode == "on":
+        state.extra["fog"] = [FOG * state.width] * state.height
+    else:
+        fog = rows(state) or [FOG * state.width] * state.height
+        state.extra["fog"] = _painted(fog, d.get("rects", []), CLEAR if mode == "reveal" else FOG)
+
+
+def without(state: BattleState, ids: frozenset[str]) -> BattleState:
+    """A copy of the battle without these combatants: what a player who may not know of them is offered
+    on their turn is worked out on it (the engine refuses what runs into one, when it is tried)."""
+    seen = state.clone()
+    for cid in ids:
+        seen.combatants.pop(cid, None)
+    seen.order = [cid for cid in state.order if cid not in ids]
+    seen.turn = state.turn - sum(1 for cid in state.order[: state.turn] if cid in ids)
+    return seen
+
+
+# ---------------------------------------------------------------- what a player may read of an event
+
+_DROP = object()
+
+
+def _scrub(value: Any, ids: frozenset[str]) -> Any:
+    if isinstance(value, str):
+        return _DROP if value in ids else value
+    if isinstance(value, list):
+        return [v for v in (_scrub(item, ids) for item in value) if v is not _DROP]
+    if isinstance(value, dict):
+        if value.get("id") in ids:
+            return _DROP
+        out = {}
+        for key, item in value.items():
+            if key in ids:  # a table by combatant: that one's entry goes
+                continue
+            kept = _scrub(item, ids)
+            if kept is _DROP:
+                return _DROP
+            out[key] = kept
+        return out
+    return value
+
+
+def scrub(data: dict[str, Any], ids: frozenset[str]) -> dict[str, Any] | None:
+    """An event's data without a combatant the viewer may not know of (``unseen``), or None when the
+    event is about one: a field naming one drops the event, a list naming one loses that item."""
+    if not ids:
+        return data
+    kept = _scrub(data, ids)
+    return None if kept is _DROP else kept
+
+
+def strip(value: Any, ids: frozenset[str]) -> Any:
+    """``value`` (a seen combatant's statuses, its extra state) without mention of these combatants:
+    an entry naming one goes, the rest stays ("grappled", without by whom)."""
+    if not ids:
+        return value
+    if isinstance(value, list):
+        return [strip(v, ids) for v in value if not (isinstance(v, str) and v in ids)]
+    if isinstance(value, dict):
+        return {
+            k: strip(v, ids)
+            for k, v in value.items()
+            if k not in ids
+            and not (isinstance(v, str) and v in ids)
+            and not (isinstance(v, dict) and v.get("id") in ids)
+        }
+    return value
+
+
+def unnamed(text: str, names: Iterable[str]) -> str:
+    """``text`` (a prompt, a trigger: the ruleset's words) with these combatants' names taken out."""
+    for name in sorted(set(names), key=len, reverse=True):
+        if name:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "someone unseen", text)
+    return text
