@@ -40,6 +40,7 @@ from combat.outcome import outcome_text
 from combat.presenters.log import log_entries
 from combat.setup import numbered_names
 from combat.table import LOG_WINDOW, battle_urls, load_table
+from vtt import chat
 from vtt import live as vtt_live
 from vtt.access import battle_for, campaign_for
 from vtt.content import character_templates, template_slug
@@ -177,6 +178,7 @@ def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
     assert table is not None
     ctx = presenters.context_for(table, role, _viewer(request, role), get_token(request))
     ctx["viewer_id"] = str(request.user.pk)
+    ctx.update(chat.panel_context(battle.campaign, request.user, role))
     if role == Role.GM:
         ctx["characters"] = list(
             Character.objects.filter(campaign_id=battle.campaign_id).order_by("kind", "name")

@@ -19,9 +19,11 @@ from playwright.sync_api import Page, expect
 from combat import services
 from combat.engine.rulesets import get_ruleset
 from combat.models import Battle
+from tests.e2e import pictures
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE
 from tests.table import PASSWORD, make_user
-from vtt.models import Campaign, Character, Membership
+from vtt.images import map_from, portrait_from
+from vtt.models import Campaign, Character, MapImage, Membership
 
 WAIT = 10_000  # ms: a live update must arrive well within this
 expect.set_options(timeout=WAIT)
@@ -222,3 +224,35 @@ def off_loop(fn: Any) -> Any:
     worker.join(timeout=30)
     assert out, "the service call failed"
     return out[0]
+
+
+COLS, ROWS = 16, 12
+
+
+def battle_on_a_map(t: dict, started: bool = True) -> int:
+    """A 16 x 12 battle on a drawn map with portraits, made through the storage and the services."""
+    campaign, gm = t["campaign"], t["users"]["gm"]
+    alia, boro, grik = t["chars"]["alice"], t["chars"]["bob"], t["chars"]["monster"]
+    for character, art in (
+        (alia, pictures.portrait()),
+        (grik, pictures.goblin()),
+        (boro, pictures.portrait(skin=(150, 110, 80), hair=(20, 20, 20), cloth=(130, 40, 40))),
+    ):
+        character.set_portrait(portrait_from(_bytes(art)))
+        character.save()
+    item = MapImage.create_from(campaign, "Sunken crypt", map_from(_bytes(pictures.battle_map(COLS, ROWS))))
+    battle_id = services.create_battle(
+        campaign, gm, "Sunken crypt", COLS, ROWS, ruleset=campaign.ruleset, options=campaign.house_rules()
+    ).battle_id
+    Battle.objects.filter(pk=battle_id).update(map=item, grid_cols=COLS)
+    for character, pos in ((alia, [3, 3]), (boro, [2, 5]), (grik, [4, 3])):
+        assert services.add_combatant(battle_id, gm, character, pos=pos).ok
+    if started:
+        assert services.start_battle(battle_id, gm).ok
+    return battle_id
+
+
+def _bytes(data: bytes):
+    import io
+
+    return io.BytesIO(data)

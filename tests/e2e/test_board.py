@@ -21,11 +21,18 @@ from combat.engine.core import legal_actions
 from combat.models import Battle
 from tests.e2e import pictures
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE, Server
-from tests.e2e.seats import WAIT, login, make_table, open_seats, tap_square, wait_live
-from vtt.images import map_from, portrait_from
-from vtt.models import Invite, MapImage
-
-COLS, ROWS = 16, 12
+from tests.e2e.seats import (
+    COLS,
+    ROWS,
+    WAIT,
+    battle_on_a_map,
+    login,
+    make_table,
+    open_seats,
+    tap_square,
+    wait_live,
+)
+from vtt.models import Invite
 
 
 def image_loaded(locator) -> bool:
@@ -58,35 +65,6 @@ def upload_portrait(page: Page, base: str, campaign_id: int, char_id: int, data:
     page.get_by_role("button", name="Save").click()
     expect(page.locator("img.portrait")).to_be_visible()
     assert image_loaded(page.locator("img.portrait"))
-
-
-def battle_on_a_map(t: dict, started: bool = True) -> int:
-    """A 16 x 12 battle on a drawn map with portraits, made through the storage and the services."""
-    campaign, gm = t["campaign"], t["users"]["gm"]
-    alia, boro, grik = t["chars"]["alice"], t["chars"]["bob"], t["chars"]["monster"]
-    for character, art in (
-        (alia, pictures.portrait()),
-        (grik, pictures.goblin()),
-        (boro, pictures.portrait(skin=(150, 110, 80), hair=(20, 20, 20), cloth=(130, 40, 40))),
-    ):
-        character.set_portrait(portrait_from(_bytes(art)))
-        character.save()
-    item = MapImage.create_from(campaign, "Sunken crypt", map_from(_bytes(pictures.battle_map(COLS, ROWS))))
-    battle_id = services.create_battle(
-        campaign, gm, "Sunken crypt", COLS, ROWS, ruleset=campaign.ruleset, options=campaign.house_rules()
-    ).battle_id
-    Battle.objects.filter(pk=battle_id).update(map=item, grid_cols=COLS)
-    for character, pos in ((alia, [3, 3]), (boro, [2, 5]), (grik, [4, 3])):
-        assert services.add_combatant(battle_id, gm, character, pos=pos).ok
-    if started:
-        assert services.start_battle(battle_id, gm).ok
-    return battle_id
-
-
-def _bytes(data: bytes):
-    import io
-
-    return io.BytesIO(data)
 
 
 # ---------------------------------------------------------------- maps and portraits through the pages
