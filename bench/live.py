@@ -19,6 +19,12 @@ lockstep) before its next action;
 time limit. The machine's load average is printed: other work on the same
 cores moves every figure.
 
+``--chat-every S`` adds the table talk: every seat but the observers sends a chat line about every S
+seconds (drawn between half and one and a half times that; some with a roll in them, some
+whispered to the GM) beside the actions, and the bench prints how long a line takes to reach every
+seat of its table. With chat, each battle is a campaign of its own (a campaign's chat goes to every
+battle page of it); ``--campaigns per-battle`` gives a run without chat the same tables.
+
 ``--proxy nginx`` starts Debian's nginx on 127.0.0.1 with a configuration of
 its own in front of the server processes: every request and websocket goes
 through it, round robin, no sticky sessions (needs REDIS_URL). The bench
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import html
 import json
 import os
@@ -63,6 +70,7 @@ if not os.environ.get("DATABASE_URL"):
 PASSWORD = "bench-pass-31x"
 PREFIX = "bench-live"
 SEQ = re.compile(r'id="battle-seq" hx-swap-oob="true" data-seq="(\d+)"')
+PROBE = re.compile(r"chat-probe-(\d+)")
 ACTOR = re.compile(r'name="actor" value="(c\d+)"')
 MOVE_FORM = re.compile(r'data-option="([^"]*)" data-label="Move"')
 
@@ -81,6 +89,18 @@ def parse_args() -> argparse.Namespace:
         help="pause of a battle between an update reaching every seat and its next action (0: closed loop)",
     )
     p.add_argument("--warmup", type=int, default=3, help="unmeasured actions per battle first")
+    p.add_argument(
+        "--chat-every",
+        type=float,
+        default=0.0,
+        help="seconds between two chat lines of each seat but the observers (0: no chat)",
+    )
+    p.add_argument(
+        "--campaigns",
+        choices=["one", "per-battle"],
+        default=None,
+        help="one campaign for every battle (the default without chat) or one per battle (with chat)",
+    )
     p.add_argument(
         "--servers",
         type=int,
@@ -117,7 +137,7 @@ def parse_args() -> argparse.Namespace:
 # ---------------------------------------------------------------- set-up (Django, in this process)
 
 
-def setup_tables(battles: int, clients: int, observers: int = 0) -> dict:
+def setup_tables(battles: int, clients: int, observers: int = 0, per_battle: bool = False) -> dict:
     import django
 
     django.setup()
@@ -128,7 +148,7 @@ def setup_tables(battles: int, clients: int, observers: int = 0) -> dict:
     live_module = sys.modules.get("combat.live")
     sys.modules["combat.live"] = None  # type: ignore[assignment]
     try:
-        return _setup(battles, clients, observers)
+        return _setup(battles, clients, observers, per_battle)
     finally:
         if live_module is None:
             sys.modules.pop("combat.live", None)
@@ -136,7 +156,7 @@ def setup_tables(battles: int, clients: int, observers: int = 0) -> dict:
             sys.modules["combat.live"] = live_module
 
 
-def _setup(battles: int, clients: int, observers: int) -> dict:
+def _setup(battles: int, clients: int, observers: int, per_battle: bool = False) -> dict:
     from django.contrib.auth import get_user_model
 
     from combat import services
@@ -152,25 +172,38 @@ def _setup(battles: int, clients: int, observers: int) -> dict:
     for watcher in watchers:
         watcher.set_unusable_password()
     watchers = User.objects.bulk_create(watchers)
-    campaign = Campaign.objects.create(name=PREFIX, ruleset="luck", owner=gm, options={"hide_enemy_hp": True})
-    Membership.objects.create(campaign=campaign, user=gm, role=Role.GM)
-    Membership.objects.bulk_create(
-        [Membership(campaign=campaign, user=w, role=Role.OBSERVER) for w in watchers]
-    )
     heroes = list(HEROES.values())
-    pcs = []
-    for i, p in enumerate(players):
-        Membership.objects.create(campaign=campaign, user=p, role=Role.PLAYER)
-        pcs.append(
+
+    def new_campaign():
+        campaign = Campaign.objects.create(
+            name=PREFIX, ruleset="luck", owner=gm, options={"hide_enemy_hp": True}
+        )
+        Membership.objects.create(campaign=campaign, user=gm, role=Role.GM)
+        Membership.objects.bulk_create(
+            [Membership(campaign=campaign, user=w, role=Role.OBSERVER) for w in watchers]
+        )
+        Membership.objects.bulk_create(
+            [Membership(campaign=campaign, user=p, role=Role.PLAYER) for p in players]
+        )
+        pcs = [
             Character.objects.create(
                 campaign=campaign, owner=p, name=f"Hero {i + 1}", sheet=dict(heroes[i % len(heroes)], hp=9999)
             )
+            for i, p in enumerate(players)
+        ]
+        goblin = Character.objects.create(
+            campaign=campaign,
+            kind="monster",
+            name="Goblin",
+            sheet=dict(MONSTERS["Goblin Skirmisher"], hp=9999),
         )
-    goblin = Character.objects.create(
-        campaign=campaign, kind="monster", name="Goblin", sheet=dict(MONSTERS["Goblin Skirmisher"], hp=9999)
-    )
+        return campaign, pcs, goblin
+
+    campaign, pcs, goblin = new_campaign()
     out = []
     for b in range(battles):
+        if per_battle and b:
+            campaign, pcs, goblin = new_campaign()
         made = services.create_battle(
             campaign,
             gm,
@@ -196,7 +229,7 @@ def _setup(battles: int, clients: int, observers: int) -> dict:
             owner[f"c{len(owner) + 1}"] = gm.username
         r = services.start_battle(bid, gm)
         assert r.ok, r.reason
-        out.append({"id": bid, "owner": owner})
+        out.append({"id": bid, "owner": owner, "campaign": campaign.pk})
     return {
         "gm": gm.username,
         "players": [p.username for p in players],
@@ -558,6 +591,9 @@ class Seat:
                     if self.user == self.battle.gm_user:
                         self.battle.gm_frame = text
                     self.battle.changed.set()
+                elif self.battle.chat_sent and "chat-probe-" in text:
+                    for probe in PROBE.findall(text):
+                        self.battle.chat_arrived(int(probe), now)
         except (ConnectionError, asyncio.IncompleteReadError):
             return
 
@@ -565,15 +601,28 @@ class Seat:
 class Table:
     def __init__(self, info: dict, gm_user: str, port: int) -> None:
         self.id = info["id"]
+        self.campaign = info["campaign"]
         self.owner = info["owner"]
         self.gm_user = gm_user
         self.port = port
         self.seats: list[Seat] = []
         self.changed = asyncio.Event()
         self.gm_frame = ""
+        # Chat lines on their way: probe -> (sent at, how many seats it must reach, how many it reached).
+        self.chat_sent: dict[int, list[float]] = {}
+        self.chat_lat: list[float] = []
 
     def min_seq(self) -> int:
         return min(s.seq for s in self.seats)
+
+    def chat_arrived(self, probe: int, now: float) -> None:
+        sent = self.chat_sent.get(probe)
+        if sent is None:
+            return
+        sent[2] += 1
+        if sent[2] >= sent[1]:
+            self.chat_lat.append((now - sent[0]) * 1000)
+            del self.chat_sent[probe]
 
 
 def next_action(gm_frame: str, cid: str, seq: int, rng: random.Random) -> dict[str, str]:
@@ -649,6 +698,52 @@ async def act_loop(
     return done
 
 
+async def chat_loop(
+    table: Table,
+    user: str,
+    cookies: dict[str, str],
+    every: float,
+    readers: int,
+    gm_readers: int,
+    done: asyncio.Event,
+    post_ms: list[float],
+    rng: random.Random,
+) -> int:
+    """One seat's table talk: a line every ``every`` seconds or so until ``done``; some roll dice, some
+    are whispered to the GM. Each carries a probe: the table's seats mark when it reaches them."""
+    sent = 0
+    await asyncio.sleep(rng.uniform(0, every))
+    while not done.is_set():
+        probe = next(PROBES)
+        kind = rng.random()
+        if kind < 0.15 and user != table.gm_user:
+            text, reach = f"/w gm chat-probe-{probe} a word for the GM only", gm_readers
+        elif kind < 0.5:
+            text, reach = f"chat-probe-{probe} I roll [[1d20+3]] for it", readers
+        else:
+            text, reach = f"chat-probe-{probe} what a fight, watch the goblins on the left", readers
+        table.chat_sent[probe] = [time.perf_counter(), reach, 0]
+        t0 = time.perf_counter()
+        status, _, body = await request(
+            table.port,
+            "POST",
+            f"/campaigns/{table.campaign}/chat/",
+            cookies,
+            {"text": text},
+            {"X-CSRFToken": cookies["csrftoken"], "HX-Request": "true"},
+        )
+        post_ms.append((time.perf_counter() - t0) * 1000)
+        if status != 200:
+            raise SystemExit(f"chat in campaign {table.campaign}: HTTP {status}: {body[:300]}")
+        sent += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), rng.uniform(0.5, 1.5) * every)
+    return sent
+
+
+PROBES = iter(range(1, 10**9))
+
+
 def start_profile(pid: int, path: str, seconds: float, gil_only: bool = False) -> subprocess.Popen:
     """py-spy on the running server ``pid`` for ``seconds``: busy samples only, non-blocking.
 
@@ -707,6 +802,28 @@ async def main_async(
     client0 = time.process_time()
     start = time.perf_counter()
     rng = random.Random(7)
+    talk_done = asyncio.Event()
+    chat_post_ms: list[float] = []
+    talkers = []
+    if args.chat_every > 0:
+        gm_readers = 2  # a whisper to the GM reaches the GM's seat and its author's
+        for t in tables:
+            for user in users:
+                talkers.append(
+                    asyncio.create_task(
+                        chat_loop(
+                            t,
+                            user,
+                            cookies[user],
+                            args.chat_every,
+                            len(t.seats),
+                            gm_readers,
+                            talk_done,
+                            chat_post_ms,
+                            random.Random(rng.random()),
+                        )
+                    )
+                )
     counts = await asyncio.gather(
         *(
             act_loop(
@@ -723,6 +840,8 @@ async def main_async(
             for t in tables
         )
     )
+    talk_done.set()
+    lines = sum(await asyncio.gather(*talkers))
     elapsed = time.perf_counter() - start
     cpu = {name: cpu_ms(pids) - cpu0[name] for name, pids in cpu_pids.items()}
     cpu["client"] = 1000 * (time.process_time() - client0)
@@ -738,7 +857,15 @@ async def main_async(
                 f"py-spy: {spy.stderr.read().decode()[-500:] if spy.stderr else spy.returncode}",
                 file=sys.stderr,
             )
-    return {"lat": lat, "post_ms": post_ms, "elapsed": elapsed, "actions": sum(counts), "cpu": cpu}
+    chat_lat = [v for t in tables for v in t.chat_lat]
+    return {
+        "lat": lat,
+        "post_ms": post_ms,
+        "elapsed": elapsed,
+        "actions": sum(counts),
+        "cpu": cpu,
+        "chat": {"lines": lines, "post_ms": chat_post_ms, "lat": chat_lat},
+    }
 
 
 def pct(values: list[float], p: float) -> float:
@@ -753,9 +880,13 @@ def main() -> None:
     if (args.servers > 1 or args.proxy) and not os.environ.get("REDIS_URL"):
         raise SystemExit("--servers > 1 and --proxy need REDIS_URL")
     load_before = os.getloadavg()[0]
-    setup = setup_tables(args.battles, args.clients, args.observers)
+    per_battle = (args.campaigns or ("per-battle" if args.chat_every > 0 else "one")) == "per-battle"
+    setup = setup_tables(args.battles, args.clients, args.observers, per_battle)
     phases = os.path.join(tempfile.gettempdir(), f"vtt-bench-phases-{os.getpid()}")
-    procs, ports = start_servers(args.servers, phases, args.server, bool(args.proxy))
+    # Every seat of the bench is the same few accounts at every table: lift the per-person chat limit.
+    procs, ports = start_servers(
+        args.servers, phases, args.server, bool(args.proxy), extra_env={"CHAT_RATE_LINES": "1000000"}
+    )
     cpu_pids = {"server": [pid for proc in procs for pid in process_tree(proc.pid)]}
     extra: list[subprocess.Popen] = []
     try:
@@ -778,7 +909,8 @@ def main() -> None:
         f"battles={args.battles} seats={seats} servers={args.servers} server={args.server} "
         f"proxy={args.proxy or 'none'} think_ms={args.think_ms:g} actions={count} seconds={elapsed:.1f} "
         f"database={'postgresql' if os.environ.get('DATABASE_URL') else 'sqlite'} "
-        f"layer={'redis' if os.environ.get('REDIS_URL') else 'memory'}"
+        f"layer={'redis' if os.environ.get('REDIS_URL') else 'memory'} "
+        f"campaigns={'per-battle' if per_battle else 'one'} chat_every={args.chat_every:g}"
     )
     print(
         f"load average (1 min) before={load_before:.2f} after={os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
@@ -808,6 +940,18 @@ def main() -> None:
         print(
             f"server {name}: p50={statistics.median(values):.1f} p95={pct(values, 95):.1f} ms (n={len(values)})"
         )
+    chat = run["chat"]
+    if chat["lines"]:
+        talk = (
+            f"chat: lines={chat['lines']} ({chat['lines'] / elapsed:.1f}/s) "
+            f"POST ms p50={statistics.median(chat['post_ms']):.1f} p95={pct(chat['post_ms'], 95):.1f}"
+        )
+        if chat["lat"]:
+            talk += (
+                f"; POST -> every reader's seat ms p50={statistics.median(chat['lat']):.1f} "
+                f"p95={pct(chat['lat'], 95):.1f} (n={len(chat['lat'])})"
+            )
+        print(talk)
     errors, tracebacks, first = server_errors(phases, args.servers)
     print(
         f"server errors logged: {errors} messages, {tracebacks} tracebacks"
