@@ -14,8 +14,13 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+
+# Lets the code write the generic types django-stubs checks (``ModelForm[Campaign]``, ``ModelAdmin[Battle]``)
+# as class bases: it adds ``__class_getitem__`` to the Django classes that lack one at run time.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
