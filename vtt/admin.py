@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from combat.engine.rulesets import RULESETS, ruleset_choices
+from combat.engine.schema import SheetSchema
 from vtt.forms import SHEET_PREFIX, character_form_class
 from vtt.models import Campaign, Character, Invite, Membership
+
+if TYPE_CHECKING:
+    from django.contrib.admin.options import _FieldsetSpec
 
 
 class RulesetFilter(admin.SimpleListFilter):
     title = "ruleset"
     parameter_name = "ruleset"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> Iterable[tuple[str, str]]:
         return ruleset_choices()
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
             return queryset.filter(**{self.field_path: self.value()})
         return queryset
@@ -29,7 +38,7 @@ class CampaignRulesetFilter(RulesetFilter):
     field_path = "ruleset"
 
 
-class CampaignAdminForm(forms.ModelForm):
+class CampaignAdminForm(forms.ModelForm[Campaign]):
     ruleset = forms.ChoiceField(choices=ruleset_choices)
 
     class Meta:
@@ -37,14 +46,14 @@ class CampaignAdminForm(forms.ModelForm):
         fields = ("name", "ruleset", "options", "owner")
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, Campaign]):
     model = Membership
     extra = 0
     autocomplete_fields = ("user",)
 
 
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
+class CampaignAdmin(admin.ModelAdmin[Campaign]):
     form = CampaignAdminForm
     list_display = ("name", "ruleset", "owner", "created")
     list_filter = (CampaignRulesetFilter,)
@@ -53,21 +62,21 @@ class CampaignAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(admin.ModelAdmin[Membership]):
     list_display = ("user", "campaign", "role", "joined")
     list_filter = ("role", "campaign")
     search_fields = ("user__username", "campaign__name")
 
 
 @admin.register(Invite)
-class InviteAdmin(admin.ModelAdmin):
+class InviteAdmin(admin.ModelAdmin[Invite]):
     list_display = ("campaign", "role", "uses", "max_uses", "expires_at", "created_by")
     list_filter = ("campaign", "role")
     readonly_fields = ("token", "uses")
 
 
 @admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
+class CharacterAdmin(admin.ModelAdmin[Character]):
     """The sheet is a set of typed fields generated from the campaign ruleset's schema.
 
     Adding: open the add page with ``?campaign=<id>`` to fill the sheet at once;
@@ -83,29 +92,31 @@ class CharacterAdmin(admin.ModelAdmin):
     def ruleset(self, obj: Character) -> str:
         return obj.campaign.ruleset_name
 
-    def _campaign(self, request, obj: Character | None) -> Campaign | None:
+    def _campaign(self, request: HttpRequest, obj: Character | None) -> Campaign | None:
         if obj is not None and obj.campaign_id:
             return obj.campaign
         pk = request.GET.get("campaign", "")
         return Campaign.objects.filter(pk=pk).first() if pk.isdigit() else None
 
-    def _schema(self, request, obj):
+    def _schema(self, request: HttpRequest, obj: Character | None) -> SheetSchema | None:
         campaign = self._campaign(request, obj)
         if campaign is None or campaign.ruleset not in RULESETS:
             return None
         return campaign.ruleset_class.sheet_schema
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Character | None = None) -> tuple[str, ...]:
         # A sheet belongs to its campaign's ruleset: moving it would invalidate it.
         return ("campaign",) if obj is not None else ()
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
+    def get_form(
+        self, request: HttpRequest, obj: Character | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[Character]]:
         kwargs["form"] = character_form_class(self._schema(request, obj))
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fieldsets(self, request, obj=None):
+    def get_fieldsets(self, request: HttpRequest, obj: Character | None = None) -> _FieldsetSpec:
         names = list(self.get_fields(request, obj))
-        sheet = [n for n in names if n.startswith(SHEET_PREFIX)]
+        sheet = [n for n in names if isinstance(n, str) and n.startswith(SHEET_PREFIX)]
         main = [n for n in names if n not in sheet]
         campaign = self._campaign(request, obj)
         if not sheet:
@@ -118,4 +129,5 @@ class CharacterAdmin(admin.ModelAdmin):
                     },
                 )
             ]
-        return [(None, {"fields": main}), (f"Sheet ({campaign.ruleset_name})", {"fields": sheet})]
+        assert campaign is not None  # the sheet's fields come from its campaign's schema
+        return [(None, {"fields": main}), (f"Sheet ({campaign.ruleset_name})", {"fields": tuple(sheet)})]

@@ -7,13 +7,15 @@ message for the same bad value.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from confusable_homoglyphs import confusables
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.models import User
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -23,8 +25,24 @@ from combat.engine.rulesets import RULESETS, get_ruleset, ruleset_choices
 from combat.engine.schema import Field, SheetSchema
 from vtt.content import campaign_content, clean_content_value, content_choices
 from vtt.forminput import InputRefused
-from vtt.images import BadImage, map_from, portrait_from
-from vtt.models import AccountName, Campaign, Character, CharacterKind, Invite, Membership, Role, delete_files
+from vtt.images import BadImage, MapPicture, Portrait, map_from, portrait_from
+from vtt.models import (
+    AccountName,
+    Campaign,
+    Character,
+    CharacterKind,
+    Invite,
+    MapImage,
+    Membership,
+    Role,
+    delete_files,
+)
+
+if TYPE_CHECKING:
+    # The mixin below is only ever mixed into model forms: type it as one.
+    _SchemaFormBase = forms.ModelForm[Any]
+else:
+    _SchemaFormBase = object
 
 SHEET_PREFIX = "sheet_"
 OPTION_PREFIX = "opt_"
@@ -33,7 +51,7 @@ OPTION_PREFIX = "opt_"
 class CommaListInput(forms.TextInput):
     """A list of names edited as ``a, b, c``."""
 
-    def format_value(self, value):
+    def format_value(self, value: Any) -> Any:
         if isinstance(value, list | tuple):
             value = ", ".join(str(v) for v in value)
         return super().format_value(value)
@@ -42,7 +60,7 @@ class CommaListInput(forms.TextInput):
 class SchemaFormField(forms.Field):
     """A form field that cleans with a schema ``Field``."""
 
-    def __init__(self, spec: Field, **kwargs):
+    def __init__(self, spec: Field, **kwargs: Any) -> None:
         self.spec = spec
         kwargs.setdefault("label", spec.label)
         kwargs.setdefault("help_text", spec.help)
@@ -52,7 +70,7 @@ class SchemaFormField(forms.Field):
         if spec.required and spec.kind not in ("bool", "list"):
             self.widget.attrs["required"] = True
 
-    def clean(self, value):
+    def clean(self, value: Any) -> Any:
         if has_nul(value):
             raise ValidationError("Null characters are not allowed.", code="null_characters_not_allowed")
         try:
@@ -60,9 +78,9 @@ class SchemaFormField(forms.Field):
         except ValueError as exc:
             raise ValidationError(str(exc), code="invalid") from None
 
-    def has_changed(self, initial, data):
+    def has_changed(self, initial: Any, data: Any) -> bool:
         try:
-            return self.spec.clean(data) != initial
+            return bool(self.spec.clean(data) != initial)
         except ValueError:
             return True
 
@@ -93,19 +111,21 @@ class ContentFormField(SchemaFormField):
     with the valid choices listed.
     """
 
-    def __init__(self, spec: Field, choices: list[tuple[str, str]], current: Any = None, **kwargs):
+    def __init__(
+        self, spec: Field, choices: list[tuple[str, str]], current: Any = None, **kwargs: Any
+    ) -> None:
         self.content_choices = choices
         shown = list(choices)
         keys = {key for key, _ in choices}
         extra = current if isinstance(current, list) else [current] if current else []
         shown += [(v, f"{v} (not defined)") for v in extra if isinstance(v, str) and v not in keys]
         if spec.kind == "list":
-            widget = forms.CheckboxSelectMultiple(choices=shown, attrs={"class": "picker"})
+            widget: forms.Widget = forms.CheckboxSelectMultiple(choices=shown, attrs={"class": "picker"})
         else:
             widget = forms.Select(choices=[("", "None")] + shown)
         super().__init__(spec, widget=widget, **kwargs)
 
-    def clean(self, value):
+    def clean(self, value: Any) -> Any:
         if self.spec.kind == "list" and isinstance(value, list | tuple):
             # Ticked boxes, or names typed as "a, b" by a client without the picker.
             value = [part.strip() for item in value for part in str(item).split(",") if part.strip()]
@@ -116,7 +136,9 @@ class ContentFormField(SchemaFormField):
         return value
 
 
-def add_schema_fields(form: forms.BaseForm, schema: SheetSchema, prefix: str, values: dict | None) -> None:
+def add_schema_fields(
+    form: forms.BaseForm, schema: SheetSchema, prefix: str, values: dict[str, Any] | None
+) -> None:
     """Append one form field per schema field, pre-filled from ``values``."""
     values = values or {}
     for spec in schema:
@@ -126,7 +148,9 @@ def add_schema_fields(form: forms.BaseForm, schema: SheetSchema, prefix: str, va
         form.fields[prefix + spec.key] = field
 
 
-def collect(form: forms.BaseForm, schema: SheetSchema, prefix: str) -> tuple[dict, dict[str, list[str]]]:
+def collect(
+    form: forms.BaseForm, schema: SheetSchema, prefix: str
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Gather cleaned schema fields into a dict and validate it as a whole."""
     data = {spec.key: form.cleaned_data.get(prefix + spec.key) for spec in schema}
     return schema.validate(data)
@@ -142,27 +166,27 @@ def report(form: forms.BaseForm, errors: dict[str, list[str]], prefix: str) -> N
             form.add_error(name, message)
 
 
-class SchemaFieldsMixin:
+class SchemaFieldsMixin(_SchemaFormBase):
     """Template helpers: the generated fields as bound fields, grouped."""
 
     schema_prefix = ""
 
-    def schema_fields(self):
+    def schema_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if name.startswith(self.schema_prefix)]
 
-    def _update_errors(self, errors):
+    def _update_errors(self, errors: ValidationError) -> None:
         # The model reports sheet/option problems on a JSON field the form does not show.
         if hasattr(errors, "error_dict"):
             for name in list(errors.error_dict):
                 if name not in self.fields and name != NON_FIELD_ERRORS:
                     errors.error_dict.setdefault(NON_FIELD_ERRORS, []).extend(errors.error_dict.pop(name))
-        super()._update_errors(errors)
+        super()._update_errors(errors)  # type: ignore[misc]  # BaseModelForm's, private: not in django-stubs
 
 
 # --- campaigns ---------------------------------------------------------------------------------
 
 
-class CampaignForm(SchemaFieldsMixin, forms.ModelForm):
+class CampaignForm(SchemaFieldsMixin, forms.ModelForm[Campaign]):
     """Name, ruleset and that ruleset's house rules (one field per option).
 
     ``options_for`` records which ruleset the shown options belong to; when the
@@ -178,7 +202,7 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm):
         model = Campaign
         fields = ("name", "ruleset")
 
-    def __init__(self, *args, ruleset_key: str | None = None, **kwargs):
+    def __init__(self, *args: Any, ruleset_key: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             key = self.instance.ruleset
@@ -197,8 +221,9 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm):
         add_schema_fields(self, self.option_schema, OPTION_PREFIX, values)
         self.ruleset_changed = False
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         ruleset = cleaned.get("ruleset")
         if self.is_bound and not self.instance.pk and ruleset and cleaned.get("options_for") != ruleset:
             self.ruleset_changed = True
@@ -218,7 +243,7 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm):
 EXPIRY_CHOICES = [("1", "1 day"), ("7", "7 days"), ("30", "30 days")]
 
 
-class InviteForm(forms.ModelForm):
+class InviteForm(forms.ModelForm[Invite]):
     expires_in = forms.TypedChoiceField(choices=EXPIRY_CHOICES, coerce=int, initial="7", label="Expires in")
     max_uses = forms.IntegerField(min_value=1, max_value=100, initial=1, label="Uses")
 
@@ -226,15 +251,17 @@ class InviteForm(forms.ModelForm):
         model = Invite
         fields = ("role", "max_uses")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["role"].choices = [
+        role = self.fields["role"]
+        assert isinstance(role, forms.ChoiceField)
+        role.choices = [
             (Role.PLAYER, "Player"),
             (Role.OBSERVER, "Observer"),
             (Role.GM, "Game master"),
         ]
 
-    def save(self, commit=True):
+    def save(self, commit: bool = True) -> Invite:
         self.instance.expires_at = timezone.now() + timedelta(days=self.cleaned_data["expires_in"])
         return super().save(commit)
 
@@ -242,7 +269,7 @@ class InviteForm(forms.ModelForm):
 # --- characters --------------------------------------------------------------------------------
 
 
-class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
+class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm[Character]):
     """Model fields plus one field per stat of the campaign's ruleset schema.
 
     Subclasses set ``sheet_schema`` (see ``character_form_class``). Stats are
@@ -260,7 +287,7 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
     )
     remove_portrait = forms.BooleanField(required=False, label="Remove the portrait")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.sheet_schema is None:
             return
@@ -276,7 +303,7 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
         else:
             add_schema_fields(self, self.sheet_schema, SHEET_PREFIX, values)
 
-    def clean_portrait_file(self):
+    def clean_portrait_file(self) -> Portrait | None:
         upload = self.cleaned_data.get("portrait_file")
         if not upload:
             return None
@@ -285,7 +312,7 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
         except BadImage as exc:
             raise forms.ValidationError(str(exc), code="bad_image") from exc
 
-    def save(self, commit=True):
+    def save(self, commit: bool = True) -> Character:
         """Stores the re-encoded portrait files, then the character; replaced files are removed after commit."""
         character = self.instance
         picture = self.cleaned_data.get("portrait_file")
@@ -294,13 +321,14 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
             old = character.set_portrait(picture)
         elif self.cleaned_data.get("remove_portrait"):
             old = character.clear_portrait()
-        saved = super().save(commit)
+        saved: Character = super().save(commit)
         if old:
             transaction.on_commit(lambda: delete_files(old))
         return saved
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if self.sheet_schema is None:
             if not self.instance.sheet and cleaned.get("campaign"):
                 self.instance.sheet = cleaned["campaign"].ruleset_class.sheet_schema.defaults()
@@ -312,7 +340,9 @@ class CharacterFormBase(SchemaFieldsMixin, forms.ModelForm):
         return cleaned
 
 
-def character_form_class(schema: SheetSchema | None, fields=("campaign", "name", "kind", "owner")):
+def character_form_class(
+    schema: SheetSchema | None, fields: tuple[str, ...] = ("campaign", "name", "kind", "owner")
+) -> type[CharacterFormBase]:
     """A form class with one declared field per stat of ``schema`` (the admin's).
 
     With ``schema=None`` (adding a character before its campaign is known) the
@@ -327,6 +357,10 @@ def character_form_class(schema: SheetSchema | None, fields=("campaign", "name",
     return type("CharacterSheetForm", (CharacterFormBase,), attrs)
 
 
+def _username(user: User) -> str:
+    return user.get_username()
+
+
 class CharacterForm(CharacterFormBase):
     """The page form: what may be chosen depends on the editor's role."""
 
@@ -335,8 +369,13 @@ class CharacterForm(CharacterFormBase):
         fields = ("name", "kind", "owner")
 
     def __init__(
-        self, *args, campaign: Campaign, membership: Membership, sheet: dict | None = None, **kwargs
-    ):
+        self,
+        *args: Any,
+        campaign: Campaign,
+        membership: Membership,
+        sheet: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.sheet_schema = campaign.ruleset_class.sheet_schema
         if sheet is not None and not kwargs.get("instance"):
             kwargs["instance"] = Character(sheet=sheet)
@@ -353,8 +392,10 @@ class CharacterForm(CharacterFormBase):
                 )
         members = campaign.memberships.filter(role__in=(Role.GM, Role.PLAYER)).select_related("user")
         owner = self.fields["owner"]
+        assert isinstance(owner, forms.ModelChoiceField)
+        assert owner.queryset is not None
         owner.queryset = owner.queryset.filter(pk__in=[m.user_id for m in members])
-        owner.label_from_instance = lambda user: user.get_username()
+        owner.label_from_instance = _username  # type: ignore[method-assign,assignment]  # per-instance override (Django docs)
         owner.empty_label = "Nobody (GM controls it)"
         if not membership.is_gm:
             # Players make and edit their own PCs only.
@@ -387,22 +428,24 @@ class LoginForm(AuthenticationForm):
     """Django's log-in form. A name longer than any account's is no typing mistake (the input stops at the
     limit): it is refused with the site's 400 (``vtt.forminput``) before it reaches the lockout's table."""
 
-    def clean(self):
-        limit = self.fields["username"].max_length or 150
+    def clean(self) -> dict[str, Any]:
+        field = self.fields["username"]
+        limit = (field.max_length if isinstance(field, forms.CharField) else None) or 150
         if len(str(self.data.get("username", ""))) > limit:
             raise InputRefused("That name is longer than any account's.")
         return super().clean()
 
 
-class SignupForm(UserCreationForm):
+class SignupForm(UserCreationForm[User]):
     """A new account. The name is normalised (NFKC, as Django does) and refused, with one message that
     does not say why, when it is taken in any case or looks like a taken one ("аlice" in Cyrillic)."""
 
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
 
-    def clean_username(self):
-        username = self.cleaned_data.get("username")
+    def clean_username(self) -> str:
+        # Called only once the field cleaned, so the name is there (a str, maybe empty).
+        username: str = self.cleaned_data["username"]
         if not username:
             return username
         if confusables.is_dangerous(username):
@@ -414,14 +457,14 @@ class SignupForm(UserCreationForm):
             raise ValidationError(UNAVAILABLE, code="unavailable")
         return username
 
-    def validate_unique(self):
+    def validate_unique(self) -> None:
         """The name's uniqueness is ``clean_username``'s (one message); the database still enforces it."""
-        exclude = self._get_validation_exclusions()
+        exclude = self._get_validation_exclusions()  # type: ignore[attr-defined]  # private: not in django-stubs
         exclude.add("username")
         try:
             self.instance.validate_unique(exclude=exclude)
         except ValidationError as exc:
-            self._update_errors(exc)
+            self._update_errors(exc)  # type: ignore[attr-defined]  # private: not in django-stubs
 
 
 # --- images ------------------------------------------------------------------------------------
@@ -430,12 +473,14 @@ class SignupForm(UserCreationForm):
 class ImageUploadField(forms.FileField):
     """A file field whose cleaned value is the checked picture (``convert``), or a clear refusal."""
 
-    def __init__(self, *args, convert=map_from, **kwargs):
+    def __init__(
+        self, *args: Any, convert: Callable[[IO[bytes]], MapPicture | Portrait] = map_from, **kwargs: Any
+    ) -> None:
         self.convert = convert
         kwargs.setdefault("widget", forms.FileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}))
         super().__init__(*args, **kwargs)
 
-    def clean(self, data, initial=None):
+    def clean(self, data: Any, initial: Any = None) -> MapPicture | Portrait | None:
         upload = super().clean(data, initial)
         if not upload:
             return None
@@ -453,8 +498,8 @@ class MapUploadForm(forms.Form):
         label="Image", help_text="PNG, JPEG or WebP, up to 10 MB and 4096 pixels a side."
     )
 
-    def clean_name(self):
-        name = self.cleaned_data["name"].strip()
+    def clean_name(self) -> str:
+        name: str = self.cleaned_data["name"].strip()
         if has_nul(name):
             raise ValidationError("Null characters are not allowed.")
         return name
@@ -493,20 +538,25 @@ class BattleMapForm(forms.Form):
         required=False, min_value=0, max_value=4096, initial=0, label="and this many pixels from the top"
     )
 
-    def __init__(self, *args, maps=(), current=None, **kwargs):
+    def __init__(
+        self, *args: Any, maps: Iterable[MapImage] = (), current: MapImage | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.maps = {str(m.pk): m for m in maps}
         choices = [("", "No map")] + [(str(m.pk), m.name) for m in maps]
-        self.fields["library"].choices = choices
+        library = self.fields["library"]
+        assert isinstance(library, forms.ChoiceField)
+        library.choices = choices
         if current is not None:
             self.initial.setdefault("library", str(current.pk))
 
-    def clean_library(self):
+    def clean_library(self) -> MapImage | None:
         value = self.cleaned_data.get("library") or ""
         return self.maps.get(value)
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if (
             not cleaned.get("fit")
             and (cleaned.get("image") or cleaned.get("library"))

@@ -17,6 +17,7 @@ import io
 import secrets
 import warnings
 from dataclasses import dataclass
+from typing import IO
 
 from PIL import Image, ImageDraw, ImageOps, UnidentifiedImageError
 
@@ -42,7 +43,7 @@ class BadImage(ValueError):
     """An upload that is refused; ``str(exc)`` is the message for the form."""
 
 
-def open_upload(upload) -> Image.Image:
+def open_upload(upload: IO[bytes]) -> Image.Image:
     """The decoded image of an uploaded file (Django ``UploadedFile`` or a binary file object).
 
     Raises ``BadImage`` with a sentence for the form.
@@ -61,7 +62,7 @@ def open_upload(upload) -> Image.Image:
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            image = Image.open(io.BytesIO(data), formats=FORMATS)
+            image: Image.Image = Image.open(io.BytesIO(data), formats=FORMATS)
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
             raise BadImage(TOO_LARGE) from exc
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
@@ -129,12 +130,12 @@ class MapPicture:
     height: int
 
 
-def portrait_from(upload) -> Portrait:
+def portrait_from(upload: IO[bytes]) -> Portrait:
     image = open_upload(upload)
     return Portrait(token=encode(round_token(image)), sheet=encode(fit_within(image, SHEET_SIZE)))
 
 
-def map_from(upload) -> MapPicture:
+def map_from(upload: IO[bytes]) -> MapPicture:
     image = open_upload(upload)
     return MapPicture(
         image=encode(image),

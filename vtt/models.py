@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from datetime import timedelta
-from typing import Any
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -25,7 +26,13 @@ from django.utils import timezone
 from combat.engine.actions import has_nul
 from combat.engine.rulesets import RULESETS, UnknownRuleset, get_ruleset, ruleset_choices
 from combat.engine.rulesets.base import Ruleset
+from combat.engine.schema import SheetSchema
 from vtt.content import campaign_content, check_sheet
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from vtt.images import MapPicture, Portrait
 
 
 def validate_ruleset_key(value: str) -> None:
@@ -33,9 +40,9 @@ def validate_ruleset_key(value: str) -> None:
         raise ValidationError("Unknown ruleset %(value)r.", params={"value": value}, code="unknown_ruleset")
 
 
-def schema_errors_as_messages(schema, errors: dict[str, list[str]]) -> list[str]:
+def schema_errors_as_messages(schema: SheetSchema, errors: dict[str, list[str]]) -> list[str]:
     """``{"hp": ["Must be at least 1."]}`` -> ``["Max HP: Must be at least 1."]``."""
-    messages = []
+    messages: list[str] = []
     for key, items in errors.items():
         field = schema.get(key)
         prefix = f"{field.label}: " if field else ""
@@ -127,7 +134,7 @@ def new_invite_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def default_invite_expiry():
+def default_invite_expiry() -> datetime:
     return timezone.now() + timedelta(days=7)
 
 
@@ -157,7 +164,7 @@ class Invite(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("join", args=[self.token])
 
-    def problem(self, now=None) -> str | None:
+    def problem(self, now: datetime | None = None) -> str | None:
         """Why this invite cannot be used now, or ``None`` when it can."""
         now = now or timezone.now()
         if self.expires_at <= now:
@@ -166,14 +173,14 @@ class Invite(models.Model):
             return self.USED_UP
         return None
 
-    def is_valid(self, now=None) -> bool:
+    def is_valid(self, now: datetime | None = None) -> bool:
         return self.problem(now) is None
 
     @property
     def uses_left(self) -> int:
         return max(0, self.max_uses - self.uses)
 
-    def redeem(self, user) -> tuple[Membership, bool]:
+    def redeem(self, user: User) -> tuple[Membership, bool]:
         """Make ``user`` a member; returns ``(membership, created)``.
 
         Locks the invite row so two people cannot take the last use. A user
@@ -247,7 +254,7 @@ class Character(models.Model):
     def portrait_token_url(self) -> str:
         return media_url(self.portrait_token.name)
 
-    def set_portrait(self, picture) -> list[str]:
+    def set_portrait(self, picture: Portrait) -> list[str]:
         """Store a checked ``vtt.images.Portrait``; returns the names it replaces (delete them after commit)."""
         from vtt.images import new_stem
 
@@ -294,12 +301,12 @@ class Character(models.Model):
             raise ValidationError(errors)
 
 
-def media_url(name: str) -> str:
+def media_url(name: str | None) -> str:
     """The site's URL of a stored image (served by ``vtt.media.serve``, whatever the storage), or ""."""
     return reverse("media", args=[name]) if name else ""
 
 
-def delete_files(names) -> None:
+def delete_files(names: Iterable[str]) -> None:
     """Remove stored files that nothing points to any more (best effort: ``vtt.media`` serves only files a
     row still names, so a leftover file is never shown)."""
     for name in names:
@@ -308,7 +315,9 @@ def delete_files(names) -> None:
                 default_storage.delete(name)
 
 
-def _files_of_deleted(sender, instance, **kwargs) -> None:
+def _files_of_deleted(
+    sender: type[Character | MapImage], instance: Character | MapImage, **kwargs: Any
+) -> None:
     """A deleted character's portraits or library map's files go once the deletion commits (a page, the
     admin, or a whole campaign deleted with them)."""
     names = [f.name for f in (getattr(instance, n) for n in sender.FILE_FIELDS) if f and f.name]
@@ -344,7 +353,7 @@ class MapImage(models.Model):
         return media_url(self.thumb.name)
 
     @classmethod
-    def create_from(cls, campaign: Campaign, name: str, picture) -> MapImage:
+    def create_from(cls, campaign: Campaign, name: str, picture: MapPicture) -> MapImage:
         """A library map from a checked ``vtt.images.MapPicture``."""
         from vtt.images import new_stem
 
@@ -382,7 +391,13 @@ class AccountName(models.Model):
         return cls.objects.filter(skeleton=cls.key(username)).exists()
 
 
-def _name_saved(sender, instance, created: bool = False, update_fields=None, **kwargs) -> None:
+def _name_saved(
+    sender: type[User],
+    instance: User,
+    created: bool = False,
+    update_fields: frozenset[str] | None = None,
+    **kwargs: Any,
+) -> None:
     if created or update_fields is None or "username" in update_fields:
         AccountName.objects.update_or_create(
             user_id=instance.pk, defaults={"skeleton": AccountName.key(instance.get_username())}
