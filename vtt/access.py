@@ -36,7 +36,7 @@ from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionS
 from django.contrib.sessions.models import Session
 from django.core.exceptions import PermissionDenied
 from django.db import connections, router
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
@@ -44,7 +44,7 @@ from combat.models import Battle
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
 
-def membership_for(user, campaign: Campaign | int) -> Membership | None:
+def membership_for(user: Any, campaign: Campaign | int) -> Membership | None:
     """The user's membership of a campaign (object or pk), or ``None``."""
     if not getattr(user, "is_authenticated", False):
         return None
@@ -52,7 +52,7 @@ def membership_for(user, campaign: Campaign | int) -> Membership | None:
     return Membership.objects.filter(user=user, campaign_id=campaign_id).first()
 
 
-def campaign_for(request, pk: int, roles: Iterable[str] | None = None) -> tuple[Campaign, Membership]:
+def campaign_for(request: HttpRequest, pk: int, roles: Iterable[str] | None = None) -> tuple[Campaign, Membership]:
     """The campaign ``pk`` and the requesting user's membership.
 
     404 when it does not exist or the user is not a member (anonymous users
@@ -71,7 +71,7 @@ def campaign_for(request, pk: int, roles: Iterable[str] | None = None) -> tuple[
     return membership.campaign, membership
 
 
-def battle_for(request, pk: int) -> tuple[Battle, str]:
+def battle_for(request: HttpRequest, pk: int) -> tuple[Battle, str]:
     """The battle ``pk`` and the requesting user's role in its campaign (404 like ``campaign_for``)."""
     battle = Battle.objects.select_related("campaign", "map").filter(pk=pk).first()
     if battle is None:
@@ -80,7 +80,7 @@ def battle_for(request, pk: int) -> tuple[Battle, str]:
     return battle, membership.role
 
 
-def can_edit_character(user, membership: Membership | None, character: Character) -> bool:
+def can_edit_character(user: Any, membership: Membership | None, character: Character) -> bool:
     """GM: any character of the campaign. Player: only their own. Observer: none."""
     if membership is None or membership.campaign_id != character.campaign_id or membership.user_id != user.pk:
         return False
@@ -89,7 +89,7 @@ def can_edit_character(user, membership: Membership | None, character: Character
     return membership.role == Role.PLAYER and character.owner_id == user.pk
 
 
-def can_see_sheet(user, membership: Membership | None, character: Character) -> bool:
+def can_see_sheet(user: Any, membership: Membership | None, character: Character) -> bool:
     """Every member sees PC sheets; NPC and monster sheets are the GM's secret."""
     if membership is None or membership.campaign_id != character.campaign_id:
         return False
@@ -101,7 +101,7 @@ def can_create_characters(membership: Membership | None) -> bool:
     return membership is not None and membership.role in (Role.GM, Role.PLAYER)
 
 
-def character_for(request, campaign_pk: int, pk: int, edit: bool = False) -> tuple[Character, Membership]:
+def character_for(request: HttpRequest, campaign_pk: int, pk: int, edit: bool = False) -> tuple[Character, Membership]:
     """A character of a campaign the user belongs to (404 otherwise).
 
     With ``edit=True`` a member who may not edit it gets 403.
@@ -165,7 +165,7 @@ def _battle_access_sql(alias: str, vendor: str) -> str:
         f" LEFT JOIN {qn(m._meta.db_table)} ON {col(m, 'campaign')} = {col(b, 'campaign')}"
         f" AND {col(m, 'user')} = %s"
         f" LEFT JOIN {qn(s._meta.db_table)} ON {col(s, 'session_key')} = %s AND {col(s, 'expire_date')} > %s"
-        f" LEFT JOIN {qn(u._meta.db_table)} ON {col(u, u._meta.pk.name)} = %s"  # type: ignore[union-attr]
+        f" LEFT JOIN {qn(u._meta.db_table)} ON {col(u, u._meta.pk.name)} = %s"
         f" WHERE {col(b, 'id')} = %s"
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -19,11 +19,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from vtt import chat
 from vtt.access import campaign_for
+from vtt.requests import HtmxRequest
 
 TEMPLATE = chat.TEMPLATE
 
 
-def _back(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def _back(request: HtmxRequest, campaign_id: int) -> HttpResponse:
     target = request.POST.get("next", "")
     if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
         return redirect(target)
@@ -45,14 +46,14 @@ def _problem(text: str, status: int) -> HttpResponse:
     return response
 
 
-def _refused(request: HttpRequest, campaign_id: int, sent: chat.Sent) -> HttpResponse:
+def _refused(request: HtmxRequest, campaign_id: int, sent: chat.Sent) -> HttpResponse:
     if not request.htmx:
         messages.error(request, sent.reason)
         return _back(request, campaign_id)
     return _problem(sent.reason, sent.status)
 
 
-def _changed(request: HttpRequest, campaign_id: int, role: str, sent: chat.Sent) -> HttpResponse:
+def _changed(request: HtmxRequest, campaign_id: int, role: str, sent: chat.Sent) -> HttpResponse:
     """A changed line as its changer now sees it (HTMX), the page again (no script), or the refusal."""
     if not sent.ok or sent.message is None:
         return _refused(request, campaign_id, sent)
@@ -63,7 +64,7 @@ def _changed(request: HttpRequest, campaign_id: int, role: str, sent: chat.Sent)
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def chat_lines(request: HttpRequest, pk: int) -> HttpResponse:
+def chat_lines(request: HtmxRequest, pk: int) -> HttpResponse:
     """GET ``?before=<id>``: an older page of lines (the history loads it as it scrolls). POST: send
     (the service's locking read of the sender's membership is the access check: not a member, 404)."""
     if request.method == "POST":
@@ -85,7 +86,7 @@ def chat_lines(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, f"{TEMPLATE}#older", ctx)
 
 
-def _send(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def _send(request: HtmxRequest, campaign_id: int) -> HttpResponse:
     sent = chat.post(campaign_id, request.user, request.POST.get("text"))
     if sent.status == 404:
         raise Http404("No such campaign.")  # as campaign_for answers a stranger
@@ -99,7 +100,7 @@ def _send(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def chat_edit(request: HttpRequest, pk: int, message_pk: int) -> HttpResponse:
+def chat_edit(request: HtmxRequest, pk: int, message_pk: int) -> HttpResponse:
     """GET: the line with its words in a box (the author's, while it may change). POST: change them."""
     campaign, membership = campaign_for(request, pk)
     if request.method == "GET":
@@ -113,14 +114,14 @@ def chat_edit(request: HttpRequest, pk: int, message_pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def chat_delete(request: HttpRequest, pk: int, message_pk: int) -> HttpResponse:
+def chat_delete(request: HtmxRequest, pk: int, message_pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk)
     return _changed(request, campaign.pk, membership.role, chat.delete(campaign.pk, message_pk, request.user))
 
 
 @login_required
 @require_GET
-def chat_line(request: HttpRequest, pk: int, message_pk: int) -> HttpResponse:
+def chat_line(request: HtmxRequest, pk: int, message_pk: int) -> HttpResponse:
     """One line as this member sees it (an edit given up puts it back)."""
     campaign, membership = campaign_for(request, pk)
     found = chat.readable(campaign.pk, request.user.pk, membership.role).filter(pk=message_pk).first()

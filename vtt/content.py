@@ -11,12 +11,15 @@ display names, never by their keys.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from combat.engine.schema import Field, SheetSchema
 
+if TYPE_CHECKING:
+    from vtt.models import Campaign
 
-def campaign_content(campaign) -> dict[str, dict[str, dict]]:
+
+def campaign_content(campaign: Campaign) -> dict[str, dict[str, dict[str, Any]]]:
     """kind -> key -> definition: what the campaign's sheets may name (the starter pack, its homebrew over it)."""
     from vtt.homebrew import MONSTERS, merged  # homebrew reads the models; this module is read by forms
 
@@ -25,11 +28,12 @@ def campaign_content(campaign) -> dict[str, dict[str, dict]]:
 
 def display_name(key: str, definition: Any) -> str:
     if isinstance(definition, dict) and isinstance(definition.get("name"), str) and definition["name"]:
-        return definition["name"]
+        name: str = definition["name"]
+        return name
     return key.replace("_", " ").capitalize()
 
 
-def content_choices(content: dict[str, dict[str, dict]], spec: Field) -> list[tuple[str, str]]:
+def content_choices(content: dict[str, dict[str, dict[str, Any]]], spec: Field) -> list[tuple[str, str]]:
     """(key, display name) of every definition a content field may name, in the pack's order."""
     seen: dict[str, str] = {}
     for kind in spec.content:
@@ -76,7 +80,7 @@ def clean_content_value(spec: Field, value: Any, choices: list[tuple[str, str]])
 
 
 def check_sheet(
-    schema: SheetSchema, sheet: dict[str, Any], content: dict[str, dict[str, dict]]
+    schema: SheetSchema, sheet: dict[str, Any], content: dict[str, dict[str, dict[str, Any]]]
 ) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The sheet with content names turned into keys, and errors for names the content lacks."""
     out = dict(sheet)
@@ -92,7 +96,7 @@ def check_sheet(
     return out, errors
 
 
-def character_templates(campaign, kind: str) -> dict[str, dict[str, Any]]:
+def character_templates(campaign: Campaign, kind: str) -> dict[str, dict[str, Any]]:
     """Ready-made sheets: ``kind`` "pc" (the ruleset's heroes) or "monster" (its monsters and the campaign's own).
 
     Each is the schema's defaults with the template's values, valid for the

@@ -20,6 +20,7 @@ from typing import Any
 from django.db import transaction
 
 from combat.engine.content import KEY_RE, MAX_DEFINITIONS
+from combat.engine.rulesets.base import Ruleset
 from combat.engine.schema import Field, SheetSchema
 from combat.engine.state import BattleState
 from vtt.jsonfile import MAX_BYTES, JsonRefused, load_json
@@ -48,12 +49,12 @@ def kind_label(kind: str) -> str:
     return KIND_LABELS.get(kind, kind.replace("_", " ").capitalize())
 
 
-def content_kinds(ruleset) -> dict[str, Any]:
+def content_kinds(ruleset: type[Ruleset]) -> dict[str, Any]:
     """The ruleset's ``DefinitionKind``s by name (its content schema), in its order."""
     return dict(ruleset.content_kinds or {})
 
 
-def schema_for(ruleset, kind: str) -> SheetSchema | None:
+def schema_for(ruleset: type[Ruleset], kind: str) -> SheetSchema | None:
     """The form schema of one kind: a definition's fields, or a monster's name and sheet."""
     if kind == MONSTERS:
         return SheetSchema((NAME_FIELD, *ruleset.sheet_schema.fields))
@@ -61,11 +62,11 @@ def schema_for(ruleset, kind: str) -> SheetSchema | None:
     return found.schema if found is not None else None
 
 
-def kinds_of(ruleset) -> list[str]:
+def kinds_of(ruleset: type[Ruleset]) -> list[str]:
     return [*content_kinds(ruleset), MONSTERS]
 
 
-def builtin(ruleset) -> dict[str, dict[str, dict[str, Any]]]:
+def builtin(ruleset: type[Ruleset]) -> dict[str, dict[str, dict[str, Any]]]:
     """The ruleset's starter content plus its monster stat blocks (named by their names)."""
     out = {kind: dict(defs) for kind, defs in (ruleset.content or {}).items()}
     monsters = ruleset.monsters or {}
@@ -93,7 +94,7 @@ def entries(campaign: Campaign) -> dict[str, dict[str, dict[str, Any]]]:
 
 def battle_content(campaign: Campaign | int) -> dict[str, dict[str, dict[str, Any]]]:
     """The content pack a new battle of this campaign carries (its homebrew definitions, no monsters)."""
-    campaign_id = getattr(campaign, "pk", campaign)
+    campaign_id = campaign.pk if isinstance(campaign, Campaign) else campaign
     pack: dict[str, dict[str, dict[str, Any]]] = {}
     rows = ContentEntry.objects.filter(campaign_id=campaign_id).exclude(kind=MONSTERS)
     for kind, key, data in rows.order_by("kind", "key").values_list("kind", "key", "data"):
@@ -137,7 +138,7 @@ def _errors_for(errors: dict[str, list[str]], kind: str, key: str) -> tuple[dict
 
 
 def check_pack(
-    ruleset, pack: dict[str, dict[str, dict[str, Any]]]
+    ruleset: type[Ruleset], pack: dict[str, dict[str, dict[str, Any]]]
 ) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Validate a whole homebrew pack (monsters included) with the ruleset; errors keyed ``kind.key.field``."""
     definitions = {k: v for k, v in pack.items() if k != MONSTERS}
@@ -162,7 +163,9 @@ def check_pack(
         if not isinstance(raw, dict):
             errors.setdefault(where, []).append("Expected an object of named values.")
             continue
-        values, errs = schema_for(ruleset, MONSTERS).validate(raw)
+        monster_schema = schema_for(ruleset, MONSTERS)
+        assert monster_schema is not None  # monsters are a kind of every ruleset
+        values, errs = monster_schema.validate(raw)
         if not errs:  # the ruleset's own sheet checks too (a weapon's dice within bounds...)
             errs = ruleset.validate_sheet({k: v for k, v in values.items() if k != "name"})[1]
         for fkey, msgs in errs.items():
@@ -290,7 +293,7 @@ def _entry_name(pack: dict[str, Any], where: str) -> str:
     return kind_label(parts[0]).lower() if parts[0] != "__all__" else "the file"
 
 
-def _field_label(ruleset, where: str) -> str:
+def _field_label(ruleset: type[Ruleset], where: str) -> str:
     parts = where.split(".")
     if len(parts) >= 3:
         schema = schema_for(ruleset, parts[0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -25,6 +26,7 @@ from vtt.access import campaign_for
 from vtt.content import campaign_content, check_sheet
 from vtt.forms import SchemaFieldsMixin, add_schema_fields, collect, report
 from vtt.models import Campaign, Character, CharacterKind, ContentEntry, Role
+from vtt.requests import MemberRequest
 
 FIELD_PREFIX = "def_"
 GM_ONLY = (Role.GM,)
@@ -36,17 +38,28 @@ class ContentForm(SchemaFieldsMixin, forms.Form):
 
     schema_prefix = FIELD_PREFIX
 
-    def __init__(self, *args, campaign: Campaign, kind: str, key: str | None, values: dict | None, **kwargs):
+    def __init__(
+        self,
+        *args: Any,
+        campaign: Campaign,
+        kind: str,
+        key: str | None,
+        values: dict[str, Any] | None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.campaign, self.kind, self.key = campaign, kind, key
-        self.schema = homebrew.schema_for(campaign.ruleset_class, kind)
+        schema = homebrew.schema_for(campaign.ruleset_class, kind)
+        assert schema is not None  # the views ask _kind_or_404 first
+        self.schema = schema
         add_schema_fields(
             self, self.schema, FIELD_PREFIX, values if values is not None else self.schema.defaults()
         )
-        self.definition: dict | None = None
+        self.definition: dict[str, Any] | None = None
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         values, errors = collect(self, self.schema, FIELD_PREFIX)
         if not errors:  # names typed in content fields (a monster's weapons...) become their keys
             values, errors = check_sheet(self.schema, values, campaign_content(self.campaign))
@@ -73,7 +86,7 @@ def _kind_or_404(campaign: Campaign, kind: str) -> str:
     return kind
 
 
-def _rows(campaign: Campaign) -> list[dict]:
+def _rows(campaign: Campaign) -> list[dict[str, Any]]:
     """Per kind: the built-in entries (not replaced) and the campaign's own, by name."""
     ruleset = campaign.ruleset_class
     builtin = homebrew.builtin(ruleset)
@@ -95,7 +108,7 @@ def _rows(campaign: Campaign) -> list[dict]:
 
 
 @login_required
-def content_list(request, pk: int):
+def content_list(request: MemberRequest, pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     return render(
         request,
@@ -106,7 +119,7 @@ def content_list(request, pk: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def content_create(request, pk: int, kind: str):
+def content_create(request: MemberRequest, pk: int, kind: str) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     _kind_or_404(campaign, kind)
     values = None
@@ -144,7 +157,7 @@ def _entry_or_404(campaign: Campaign, kind: str, key: str) -> ContentEntry:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def content_edit(request, pk: int, kind: str, key: str):
+def content_edit(request: MemberRequest, pk: int, kind: str, key: str) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     _kind_or_404(campaign, kind)
     entry = _entry_or_404(campaign, kind, key)
@@ -171,7 +184,7 @@ def content_edit(request, pk: int, kind: str, key: str):
 
 @login_required
 @require_POST
-def content_delete(request, pk: int, kind: str, key: str):
+def content_delete(request: MemberRequest, pk: int, kind: str, key: str) -> HttpResponse:
     campaign, _ = campaign_for(request, pk, roles=GM_ONLY)
     entry = _entry_or_404(campaign, kind, key)
     where = homebrew.uses(campaign, kind, key)
@@ -185,7 +198,7 @@ def content_delete(request, pk: int, kind: str, key: str):
 
 @login_required
 @require_POST
-def content_character(request, pk: int, kind: str, key: str):
+def content_character(request: MemberRequest, pk: int, kind: str, key: str) -> HttpResponse:
     """Make a campaign monster (a character the GM can add to battles) from a homebrew stat block."""
     campaign, _ = campaign_for(request, pk, roles=GM_ONLY)
     if kind != homebrew.MONSTERS:
@@ -200,7 +213,7 @@ def content_character(request, pk: int, kind: str, key: str):
 
 
 @login_required
-def content_export(request, pk: int):
+def content_export(request: MemberRequest, pk: int) -> HttpResponse:
     campaign, _ = campaign_for(request, pk, roles=GM_ONLY)
     body = json.dumps(homebrew.export_pack(campaign), indent=2, ensure_ascii=False)
     response = HttpResponse(body, content_type="application/json; charset=utf-8")
@@ -211,10 +224,10 @@ def content_export(request, pk: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def content_import(request, pk: int):
+def content_import(request: MemberRequest, pk: int) -> HttpResponse:
     """Upload a pack: a preview of what is added and replaced; written only when the GM confirms."""
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
-    context = {"campaign": campaign, "membership": membership}
+    context: dict[str, Any] = {"campaign": campaign, "membership": membership}
     if request.method == "GET":
         return render(request, "vtt/content_import.html", context)
     pending = request.session.get(PENDING_IMPORT) or {}
@@ -228,7 +241,7 @@ def content_import(request, pk: int):
         if upload is None:
             context["plan"] = homebrew.ImportPlan(False, "Choose a content pack file (.json).")
             return render(request, "vtt/content_import.html", context, status=400)
-        if upload.size > homebrew.MAX_PACK_BYTES:
+        if (upload.size or 0) > homebrew.MAX_PACK_BYTES:
             context["plan"] = homebrew.ImportPlan(False, "The file is too large (at most 2 MB).")
             return render(request, "vtt/content_import.html", context, status=400)
         raw = upload.read()

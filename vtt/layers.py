@@ -26,4 +26,4 @@ class InMemoryChannelLayer(ChannelsInMemoryChannelLayer):
         if now - self._swept_at < SWEEP_EVERY:
             return
         self._swept_at = now
-        super()._clean_expired()
+        super()._clean_expired()  # type: ignore[misc]  # private in channels, not in types-channels

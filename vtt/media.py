@@ -14,7 +14,7 @@ import re
 
 from django.core.files.storage import default_storage
 from django.db.models import Q
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 from vtt.access import campaign_for
@@ -28,7 +28,7 @@ CACHE = "private, max-age=31536000, immutable"
 
 
 @require_GET
-def serve(request, name: str):
+def serve(request: HttpRequest, name: str) -> FileResponse:
     match = NAME.match(name)
     if match is None:
         raise Http404("No such image.")

@@ -7,15 +7,17 @@ re-rendered by HTMX are template partials of the page they live on.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Count
-from django.http import HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import Resolver404, resolve
 from django.utils import timezone
@@ -44,19 +46,20 @@ from vtt.forms import (
     SignupForm,
 )
 from vtt.models import Campaign, CharacterKind, Invite, InviteError, MapImage, Membership, Role
+from vtt.requests import HtmxRequest, MemberRequest
 from vtt.throttle import signup_allowed, signup_failed
 
 GM_ONLY = (Role.GM,)
 
 
-def _next_url(request, default: str = "campaigns") -> str:
+def _next_url(request: HttpRequest, default: str = "campaigns") -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
     if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
         return target
     return default
 
 
-def home(request):
+def home(request: HtmxRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("campaigns")
     return render(request, "vtt/home.html")
@@ -73,7 +76,7 @@ def _invite_in(target: str) -> Invite | None:
     return Invite.objects.select_related("campaign").filter(token=match.kwargs.get("token")).first()
 
 
-def _join_after_auth(request, target: str) -> str:
+def _join_after_auth(request: HttpRequest, user: User, target: str) -> str:
     """Where a person who just signed up or logged in goes: an invite in ``target`` is redeemed at once.
 
     The invite survives whichever link led to the account (the invite page's
@@ -83,7 +86,7 @@ def _join_after_auth(request, target: str) -> str:
     if invite is None:
         return target
     try:
-        membership, created = invite.redeem(request.user)
+        membership, created = invite.redeem(user)
     except InviteError:
         return target  # the invite page says why
     if created:
@@ -96,7 +99,7 @@ def _joined_text(campaign: Campaign, membership: Membership) -> str:
     return text + " Make your character next." if membership.is_player else text
 
 
-def signup(request):
+def signup(request: HtmxRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(_next_url(request))
     # Through a valid invite link, sign-ups count against the invite, not the network (vtt.throttle).
@@ -120,7 +123,7 @@ def signup(request):
             return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}.")
-        return redirect(_join_after_auth(request, _next_url(request)))
+        return redirect(_join_after_auth(request, user, _next_url(request)))
     if invite is not None:  # refused (a taken name...): counts against the address too
         signup_failed(request)
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
@@ -132,15 +135,17 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
     authentication_form = LoginForm
 
-    def get_success_url(self):
-        return _join_after_auth(self.request, super().get_success_url())
+    request: MemberRequest  # once the log-in succeeded
+
+    def get_success_url(self) -> str:
+        return _join_after_auth(self.request, self.request.user, super().get_success_url())
 
 
 # --- campaigns ---------------------------------------------------------------------------------
 
 
 @login_required
-def campaign_list(request):
+def campaign_list(request: MemberRequest) -> HttpResponse:
     memberships = (
         Membership.objects.filter(user=request.user)
         .select_related("campaign")
@@ -151,7 +156,7 @@ def campaign_list(request):
 
 
 @login_required
-def campaign_create(request):
+def campaign_create(request: MemberRequest) -> HttpResponse:
     if request.method == "POST":
         form = CampaignForm(request.POST)
         if form.is_valid():
@@ -174,7 +179,7 @@ def campaign_create(request):
 
 
 @login_required
-def campaign_edit(request, pk: int):
+def campaign_edit(request: MemberRequest, pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     form = CampaignForm(request.POST or None, instance=campaign)
     if request.method == "POST" and form.is_valid():
@@ -186,7 +191,9 @@ def campaign_edit(request, pk: int):
     )
 
 
-def _campaign_context(request, campaign: Campaign, membership: Membership, **extra) -> dict:
+def _campaign_context(
+    request: MemberRequest, campaign: Campaign, membership: Membership, **extra: Any
+) -> dict[str, Any]:
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
     characters = campaign.characters.select_related("owner").order_by("kind", "name", "pk")
     rows = [{"character": c, "can_edit": can_edit_character(request.user, membership, c)} for c in characters]
@@ -221,7 +228,7 @@ def _house_rule_rows(campaign: Campaign) -> list[tuple[str, object, str]]:
 
 
 @login_required
-def campaign_detail(request, pk: int):
+def campaign_detail(request: MemberRequest, pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk)
     context = _campaign_context(
         request, campaign, membership, **chat.panel_context(campaign, request.user, membership.role)
@@ -231,7 +238,7 @@ def campaign_detail(request, pk: int):
 
 @login_required
 @require_POST
-def member_role(request, pk: int, member_pk: int):
+def member_role(request: MemberRequest, pk: int, member_pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     member = get_object_or_404(Membership, campaign=campaign, pk=member_pk)
     role = request.POST.get("role", "")
@@ -254,7 +261,9 @@ def member_role(request, pk: int, member_pk: int):
                 request, f"{member.user.get_username()} is now {member.get_role_display().lower()}."
             )
     if request.htmx:
-        context = _campaign_context(request, campaign, membership_for(request.user, campaign))
+        refreshed = membership_for(request.user, campaign)
+        assert refreshed is not None  # a GM's own membership (campaign_for above)
+        context = _campaign_context(request, campaign, refreshed)
         return render(request, "vtt/campaign_detail.html#members", context)
     return redirect(campaign)
 
@@ -264,7 +273,7 @@ def member_role(request, pk: int, member_pk: int):
 
 @login_required
 @require_POST
-def invite_create(request, pk: int):
+def invite_create(request: MemberRequest, pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     form = InviteForm(request.POST, instance=Invite(campaign=campaign, created_by=request.user))
     new_invite = form.save() if form.is_valid() else None
@@ -281,7 +290,7 @@ def invite_create(request, pk: int):
 
 @login_required
 @require_POST
-def invite_revoke(request, pk: int, invite_pk: int):
+def invite_revoke(request: MemberRequest, pk: int, invite_pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     get_object_or_404(Invite, campaign=campaign, pk=invite_pk).delete()
     if request.htmx:
@@ -292,11 +301,11 @@ def invite_revoke(request, pk: int, invite_pk: int):
     return redirect(campaign)
 
 
-def join(request, token: str):
+def join(request: HtmxRequest, token: str) -> HttpResponse:
     invite = get_object_or_404(Invite.objects.select_related("campaign", "created_by"), token=token)
     if not request.user.is_authenticated:
         # Welcome first: who invites you to what; sign up (or log in) and join in one submit.
-        context = {
+        context: dict[str, Any] = {
             "invite": invite,
             "problem": invite.problem(),
             "next": request.path,
@@ -304,11 +313,13 @@ def join(request, token: str):
             "login_form": LoginForm(request),
         }
         return render(request, "vtt/join.html", context, status=410 if invite.problem() else 200)
-    membership = membership_for(request.user, invite.campaign)
+    user = request.user
+    assert isinstance(user, User)  # authenticated, just checked
+    membership = membership_for(user, invite.campaign)
     problem = None if membership else invite.problem()
     if request.method == "POST":
         try:
-            membership, created = invite.redeem(request.user)
+            membership, created = invite.redeem(user)
         except InviteError as exc:
             problem = str(exc)
         else:
@@ -325,11 +336,11 @@ def join(request, token: str):
 
 
 @login_required
-def character_create(request, pk: int):
+def character_create(request: MemberRequest, pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=(Role.GM, Role.PLAYER))
     kind = request.GET.get("kind")
     kind = kind if membership.is_gm and kind in CharacterKind.values else CharacterKind.PC
-    initial: dict = {"kind": kind} if membership.is_gm else {}
+    initial: dict[str, Any] = {"kind": kind} if membership.is_gm else {}
     # Templates: the ruleset's ready-made heroes (players, GM) and monsters (GM), playable as they are.
     templates = character_templates(campaign, "monster" if kind != CharacterKind.PC else "pc")
     chosen = request.GET.get("template", "")
@@ -368,7 +379,7 @@ def character_create(request, pk: int):
 
 
 @login_required
-def character_detail(request, pk: int, char_pk: int):
+def character_detail(request: MemberRequest, pk: int, char_pk: int) -> HttpResponse:
     character, membership = character_for(request, pk, char_pk)
     show_sheet = can_see_sheet(request.user, membership, character)
     rows = []
@@ -399,7 +410,7 @@ def character_detail(request, pk: int, char_pk: int):
 
 
 @login_required
-def character_edit(request, pk: int, char_pk: int):
+def character_edit(request: MemberRequest, pk: int, char_pk: int) -> HttpResponse:
     character, membership = character_for(request, pk, char_pk, edit=True)
     campaign = character.campaign
     form = CharacterForm(
@@ -420,7 +431,7 @@ def character_edit(request, pk: int, char_pk: int):
 
 @login_required
 @require_POST
-def character_delete(request, pk: int, char_pk: int):
+def character_delete(request: MemberRequest, pk: int, char_pk: int) -> HttpResponse:
     character, _membership = character_for(request, pk, char_pk, edit=True)
     campaign = character.campaign
     character.delete()  # its portrait files go after the commit (vtt.models)
@@ -435,7 +446,7 @@ def character_delete(request, pk: int, char_pk: int):
 
 
 @login_required
-def map_library(request, pk: int):
+def map_library(request: MemberRequest, pk: int) -> HttpResponse:
     """The campaign's maps (GM): upload one, see them all, delete one no battle uses."""
     campaign, membership = campaign_for(request, pk, roles=GM_ONLY)
     form = MapUploadForm(request.POST or None, request.FILES or None)
@@ -453,7 +464,7 @@ def map_library(request, pk: int):
 
 @login_required
 @require_POST
-def map_delete(request, pk: int, map_pk: int):
+def map_delete(request: MemberRequest, pk: int, map_pk: int) -> HttpResponse:
     campaign, _membership = campaign_for(request, pk, roles=GM_ONLY)
     item = get_object_or_404(MapImage, campaign=campaign, pk=map_pk)
     item.delete()  # its files go after the commit; battles that showed it keep their grid and show no map

@@ -2,6 +2,8 @@
 
 import django.db.models.deletion
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 
 NOTICE = (
@@ -10,7 +12,7 @@ NOTICE = (
 )
 
 
-def drop_portrait_links(apps, schema_editor):
+def drop_portrait_links(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     """Portraits were links to other sites: never fetch them; drop each with a note on the character."""
     Character = apps.get_model("vtt", "Character")
     dropped = 0

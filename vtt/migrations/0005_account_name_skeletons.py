@@ -3,12 +3,14 @@
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 
-def skeletons_of_existing_accounts(apps, schema_editor):
+def skeletons_of_existing_accounts(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     from vtt.names import skeleton
 
-    User = apps.get_model(*settings.AUTH_USER_MODEL.split("."))
+    User = apps.get_model(settings.AUTH_USER_MODEL)  # "app_label.Model"
     AccountName = apps.get_model("vtt", "AccountName")
     AccountName.objects.bulk_create(
         [

@@ -14,10 +14,12 @@ import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from combat.engine.rulesets import RULESETS
+from combat.engine.rulesets.base import Ruleset
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
 USERS = (
@@ -28,7 +30,7 @@ USERS = (
 )
 
 
-def sheet_from(ruleset, changes: dict[str, Any]) -> dict[str, Any] | None:
+def sheet_from(ruleset: type[Ruleset], changes: dict[str, Any]) -> dict[str, Any] | None:
     """Defaults with ``changes`` applied; changes the schema refuses are dropped."""
     schema = ruleset.sheet_schema
     sheet = schema.defaults() | {k: v for k, v in changes.items() if schema.get(k)}
@@ -39,7 +41,7 @@ def sheet_from(ruleset, changes: dict[str, Any]) -> dict[str, Any] | None:
     return None if errors else clean
 
 
-def heroes_for(ruleset) -> list[dict[str, Any]]:
+def heroes_for(ruleset: type[Ruleset]) -> list[dict[str, Any]]:
     """Sample PC sheets the ruleset module ships (``HEROES``), in order; may be empty."""
     shipped = getattr(sys.modules.get(ruleset.__module__), "HEROES", None)
     if isinstance(shipped, dict):
@@ -47,7 +49,7 @@ def heroes_for(ruleset) -> list[dict[str, Any]]:
     return []
 
 
-def monsters_for(ruleset) -> dict[str, dict[str, Any]]:
+def monsters_for(ruleset: type[Ruleset]) -> dict[str, dict[str, Any]]:
     """The ruleset module's own ``MONSTERS`` when it has one, else ours."""
     module = sys.modules.get(ruleset.__module__)
     shipped = getattr(module, "MONSTERS", None) or getattr(ruleset, "MONSTERS", None)
@@ -56,7 +58,7 @@ def monsters_for(ruleset) -> dict[str, dict[str, Any]]:
     return {"Brute": {}, "Skirmisher": {}}
 
 
-def party_for(ruleset) -> tuple[str, ...]:
+def party_for(ruleset: type[Ruleset]) -> tuple[str, ...]:
     """Names of the demo's player characters (the ruleset package's ``DEMO_PARTY``)."""
     shipped = getattr(sys.modules.get(ruleset.__module__), "DEMO_PARTY", None)
     return tuple(shipped) if shipped else ("Hero", "Sidekick")
@@ -66,12 +68,12 @@ class Command(BaseCommand):
     help = "Create the demo users and one campaign per ruleset (safe to run again)."
 
     @transaction.atomic
-    def handle(self, *args, **options):
-        User = get_user_model()
-        users = {}
+    def handle(self, *args: Any, **options: Any) -> None:
+        accounts = get_user_model()
+        users: dict[str, User] = {}
         created_any = False
         for username, password, admin in USERS:
-            user, created = User.objects.get_or_create(
+            user, created = accounts.objects.get_or_create(
                 username=username, defaults={"is_staff": admin, "is_superuser": admin}
             )
             if created:
@@ -106,10 +108,18 @@ class Command(BaseCommand):
             ("Demo loaded." if created_any else "Demo already loaded; nothing changed.") + " Logins:"
         )
         for username, password, admin in USERS:
-            role = "game master, admin" if admin else "player"
-            self.stdout.write(f"  {username} / {password}  ({role})")
+            roles = "game master, admin" if admin else "player"
+            self.stdout.write(f"  {username} / {password}  ({roles})")
 
-    def _character(self, campaign, ruleset, name, kind, owner, changes) -> bool:
+    def _character(
+        self,
+        campaign: Campaign,
+        ruleset: type[Ruleset],
+        name: str,
+        kind: CharacterKind,
+        owner: User | None,
+        changes: dict[str, Any],
+    ) -> bool:
         if Character.objects.filter(campaign=campaign, name=name).exists():
             return False
         sheet = sheet_from(ruleset, changes)
