@@ -98,12 +98,12 @@ class BattleConsumer(sockets.PushConsumer):
     """One socket per open battle page."""
 
     groups_joined: list[str]
-    sync_task: asyncio.Task | None = None
+    sync_task: asyncio.Task[None] | None = None
     sync_request: dict[str, Any] | None = None
     synced_at: float = float("-inf")
     present: bool = False
     closing: bool = False
-    recheck_task: asyncio.Task | None = None
+    recheck_task: asyncio.Task[None] | None = None
     outbox: fanout.Outbox | None = None
     dropping: bool = False
     send_lock: asyncio.Lock
@@ -132,7 +132,7 @@ class BattleConsumer(sockets.PushConsumer):
         self.role, _, self.campaign_id, self.width, self.height = entry
         self.limits = marks.buckets()
         self.user = user
-        self.user_id = str(user.pk)
+        self.user_id = str(self.user.pk)
         self.checked_at = time.monotonic()
         self.vclass = vclass_of(self.role)
         self.groups_joined = [

@@ -55,6 +55,8 @@ class PushConsumer(AsyncWebsocketConsumer):
     handler.
     """
 
+    user: Any  # the scope's user: an account once ``connect`` let the socket in
+
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
@@ -64,7 +66,7 @@ class PushConsumer(AsyncWebsocketConsumer):
     async def send_text(self, text: str) -> None:
         """One text frame, past Channels' session wrappers: they act on HTTP responses only (saving the
         session, setting its cookie) and only cost a session look-up for every frame of a push."""
-        send = getattr(self, "_frame_send", None)
+        send: Any = getattr(self, "_frame_send", None)
         if send is None:
             send = self.base_send
             while isinstance(getattr(send, "__self__", None), InstanceSessionWrapper):
@@ -285,7 +287,7 @@ def store() -> MemoryStore | RedisStore:
 def reset_store() -> None:
     """Forget the store and, on Redis, its keys under this prefix (tests: ids repeat between tests)."""
     global _store
-    if isinstance(_store, RedisStore) or (_store is None and getattr(settings, "REDIS_URL", "")):
+    if isinstance(_store, RedisStore) or (_store is None and bool(getattr(settings, "REDIS_URL", ""))):
         import redis
 
         prefix = os.environ.get("CHANNEL_PREFIX", "vtt")

@@ -21,6 +21,7 @@ the browser used, for the websocket Origin check; Django's
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -62,18 +63,18 @@ def request_address(request: Any) -> str | None:
     return client_address(meta.get("REMOTE_ADDR"), meta.get("HTTP_X_FORWARDED_FOR"))
 
 
-def _headers(scope: dict[str, Any], name: bytes) -> str | None:
+def _headers(scope: Mapping[str, Any], name: bytes) -> str | None:
     values = [v.decode("latin1") for k, v in scope.get("headers", []) if k.lower() == name]
     return ",".join(values) if values else None
 
 
-def scope_address(scope: dict[str, Any]) -> str | None:
+def scope_address(scope: Mapping[str, Any]) -> str | None:
     """The client's address of an ASGI connection (a websocket)."""
     client = scope.get("client") or (None,)
     return client_address(str(client[0]) if client[0] else None, _headers(scope, b"x-forwarded-for"))
 
 
-def page_scheme(scope: dict[str, Any]) -> str:
+def page_scheme(scope: Mapping[str, Any]) -> str:
     """``https`` or ``http``: how the browser reached the site, as the trusted proxy says when there is one."""
     if trusted_proxies() > 0:
         forwarded = (_headers(scope, b"x-forwarded-proto") or "").split(",")[0].strip().lower()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -11,10 +12,14 @@ from django.template.loader import render_to_string
 from combat.sockets import safe_group_send
 from vtt.consumers import campaign_group
 
+if TYPE_CHECKING:
+    from combat.models import Battle
+    from vtt.models import Campaign
+
 log = logging.getLogger(__name__)
 
 
-def battles_changed(campaign, started=None) -> None:
+def battles_changed(campaign: Campaign, started: Battle | None = None) -> None:
     """Render the campaign's battle list once (and a notice when ``started`` began) and push it to members."""
     try:
         layer = get_channel_layer()

@@ -32,6 +32,7 @@ from django.core.cache import cache
 from django.db.models import Sum
 
 from vtt.clientaddr import request_address
+from vtt.models import Invite
 
 
 def client_ip(request: Any) -> str:
@@ -78,7 +79,7 @@ def _address_key(request: Any) -> str:
     return f"signup-attempts:{client_ip(request)}"
 
 
-def signup_allowed(request: Any, invite: Any = None) -> bool:
+def signup_allowed(request: Any, invite: Invite | None = None) -> bool:
     """Count one sign-up attempt; False once over the limit in the window.
 
     ``invite``: the valid invite the sign-up goes through. Its attempts count against the invite (up to

@@ -15,9 +15,11 @@ with ``https``). ``vtt.clientaddr.page_scheme`` decides it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from asgiref.typing import ASGIReceiveCallable, ASGISendCallable, Scope
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
@@ -38,7 +40,7 @@ def _origin(value: str) -> tuple[str, str, int] | None:
     return parts.scheme, parts.hostname.lower(), port or DEFAULT_PORTS[parts.scheme]
 
 
-def origin_allowed(scope: dict[str, Any]) -> bool:
+def origin_allowed(scope: Mapping[str, Any]) -> bool:
     headers = {k.decode("latin1").lower(): v.decode("latin1") for k, v in scope.get("headers", [])}
     origin = _origin(headers.get("origin", ""))
     if origin is None:
@@ -63,7 +65,7 @@ class SameOriginValidator:
     def __init__(self, application: Any) -> None:
         self.application = application
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+    async def __call__(self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> Any:
         if scope["type"] == "websocket" and not origin_allowed(scope):
             denier = WebsocketDenier.as_asgi()
             return await denier(scope, receive, send)
