@@ -7,19 +7,22 @@ whole battle; editing a snapshot or an event here would break ENG-1.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import admin, messages
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 
 from combat import services
 from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request):
+class ReadOnly(admin.ModelAdmin[Any]):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -43,7 +46,7 @@ class BattleAdmin(ReadOnly):
     actions = ("check_against_log",)
 
     @admin.action(description="Check that the snapshot equals a replay of the log")
-    def check_against_log(self, request, queryset):
+    def check_against_log(self, request: HttpRequest, queryset: QuerySet[Battle]) -> None:
         for battle in queryset:
             rebuilt = json.loads(json.dumps(services.rebuild(battle.pk).to_dict()))
             stored = json.loads(json.dumps(BattleState.from_dict(battle.snapshot).to_dict()))  # today's names
@@ -62,5 +65,5 @@ class BattleEventAdmin(ReadOnly):
     readonly_fields = ("battle", "seq", "type", "data", "actor", "client_token", "created")
     ordering = ("battle", "seq")
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False  # undo is a service: it rebuilds the snapshot

@@ -102,7 +102,7 @@ def summary(battle: Battle) -> list[CharacterSummary]:
     out: list[CharacterSummary] = []
     seen: set[int] = set()
     for c in state.combatants.values():
-        ch = characters.get(c.character_id)
+        ch = characters.get(c.character_id) if c.character_id is not None else None
         if ch is None or ch.pk in seen:
             continue  # a copy of the same monster: the first one speaks for the sheet
         seen.add(ch.pk)
@@ -117,11 +117,11 @@ def summary(battle: Battle) -> list[CharacterSummary]:
         )
         for rule, value in rules.after_battle(state, c):
             line = Line(rule.label, rule.carries, rule.why, rule.field)
-            if rule.field and schema.get(rule.field) is not None:
+            spec = schema.get(rule.field) if rule.field else None
+            if spec is not None:
                 line.before = (ch.sheet or {}).get(rule.field)
                 line.after = value
                 line.input_name = f"c{ch.pk}_{rule.field}"
-                spec = schema.get(rule.field)
                 line.names = dict(content_choices(content, spec)) if spec.content else {}
             s.lines.append(line)
         out.append(s)
@@ -149,6 +149,7 @@ def apply(
                 continue
             raw = posted.get(line.input_name, line.after)
             spec = schema.get(line.field)
+            assert spec is not None  # a line with an input has its field (summaries above)
             try:
                 if has_nul(raw):
                     raise ValueError("Null characters are not allowed.")

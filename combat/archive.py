@@ -32,7 +32,7 @@ def outcome(state: dict[str, Any] | None, status: str) -> str:
     result = (state or {}).get("result")
     if status != Battle.Status.ENDED or not isinstance(result, dict):
         return "Still running" if status == Battle.Status.ACTIVE else "Not started"
-    winner = result.get("winner")
+    winner: Any = result.get("winner")
     side = {"party": "The party won", "enemy": "The enemies won"}.get(
         winner, "No winner" if not winner else f"{winner} won"
     )
@@ -102,4 +102,5 @@ def import_battle(campaign: Any, raw: bytes | str, user: Any) -> Imported:
     kept = services.store_imported_battle(campaign, user, checked.name, checked.state, checked.events)
     if not kept.ok:
         return Imported(False, kept.reason)
+    assert kept.battle_id is not None  # a stored battle has its id
     return Imported(True, battle=Battle.objects.get(pk=kept.battle_id))

@@ -8,6 +8,7 @@ Export and import are the GM's (a player gets 403, a stranger 404).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -21,11 +22,12 @@ from combat.models import Battle
 from combat.table import LOG_WINDOW, Table, members_of, vclass_of
 from vtt.access import battle_for, campaign_for
 from vtt.models import Role
+from vtt.requests import HtmxRequest
 
 
 @login_required
 @require_GET
-def battle_replay(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_replay(request: HtmxRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     if battle.status != Battle.Status.ENDED:
         messages.error(request, "Only an ended battle can be replayed.")
@@ -74,16 +76,17 @@ def battle_export(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def battle_import(request: HttpRequest, pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk, roles=[Role.GM])
-    context = {"campaign": campaign, "membership": membership}
+    context: dict[str, Any] = {"campaign": campaign, "membership": membership}
     if request.method == "POST":
         upload = request.FILES.get("file")
         if upload is None:
             context["reason"] = "Choose a battle file (.json)."
-        elif upload.size > archive.MAX_BYTES:
+        elif (upload.size or 0) > archive.MAX_BYTES:
             context["reason"] = "The file is too large (at most 2 MB)."
         else:
             done = archive.import_battle(campaign, upload.read(), request.user)
             if done.ok:
+                assert done.battle is not None  # an imported battle is there
                 messages.success(request, f"{done.battle.name} imported; its replay is ready.")
                 return redirect("battle_replay", done.battle.pk)
             context["reason"] = done.reason

@@ -8,6 +8,7 @@ anything else. Rule checks (range, turn, costs) are the engine's job.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,13 @@ class NewBattleForm(forms.Form):
     height = forms.IntegerField(min_value=2, max_value=MAX_BOARD_SIDE, initial=10, label="Rows")
     party = forms.BooleanField(required=False, initial=True, label="Add the party")
 
-    def __init__(self, *args, monsters: list[tuple[str, str]] = (), rows_board: bool = False, **kwargs):
+    def __init__(
+        self,
+        *args: Any,
+        monsters: Sequence[tuple[str, str]] = (),
+        rows_board: bool = False,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         if rows_board:
             for name in ("width", "height"):
@@ -128,9 +135,10 @@ def _square(post: Any) -> list[int] | None:
     raw = post.get("square")
     if raw:
         parts = [ascii_int(p) for p in str(raw)[:40].split(",")]
-        if len(parts) != 2 or None in parts:
+        numbers = [p for p in parts if p is not None]
+        if len(parts) != 2 or len(numbers) != 2:
             raise BadInput("That square is malformed.")
-        return parts
+        return numbers
     col, line = _int(post, "col", "Column", False), _int(post, "line", "Row", False)
     if col is None and line is None:
         return None
@@ -210,11 +218,11 @@ def action_from_post(post: Any) -> Posted:
     expected_seq = posted_seq(post.get("expected_seq"))
     actor = _text(post, "actor", "The actor", False, limit=16)
     if kind == "answer":
-        params = {
+        answer = {
             "decision": _text(post, "decision", "The question", limit=16),
             "choice": _text(post, "choice", "Your answer", limit=40),
         }
-        return Posted({"kind": kind, "actor": actor, "params": params}, expected_seq, token)
+        return Posted({"kind": kind, "actor": actor, "params": answer}, expected_seq, token)
     if kind.startswith(("gm.", "setup.")):
         return Posted({"kind": kind, "actor": None, "params": _gm_params(kind, post)}, expected_seq, token)
     raw = post.get("params") or "{}"

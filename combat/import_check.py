@@ -96,7 +96,8 @@ def _check(ruleset_key: str, raw: bytes | str) -> Checked:
     if has_nul(data):
         raise Refused("The file holds a NUL character, which no battle has: it was edited.")
     try:
-        ruleset = get_ruleset(data.get("ruleset"))
+        key: Any = data.get("ruleset")  # anything the file holds; a wrong type is refused below
+        ruleset = get_ruleset(key)
     except (UnknownRuleset, TypeError):
         raise Refused("This battle file names a ruleset this table does not have.") from None
     if ruleset.key != ruleset_key:
@@ -154,7 +155,7 @@ def _created(event: Event, ruleset: type[Ruleset]) -> Event:
     """``battle.created`` as ``new_battle_event`` makes it from the file's values (the schemas of creation)."""
     if event.type != "battle.created":
         raise Refused("The log does not start with the battle's creation: the file was edited.")
-    d = event.data
+    d: Any = event.data  # the file's JSON, checked by new_battle_event below
     if d.get("ruleset") != ruleset.key:
         raise Refused("The log was started with another ruleset than the file says.")
     try:

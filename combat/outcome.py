@@ -70,7 +70,7 @@ def outcome_text(events: list[tuple[str, dict[str, Any]]], names: dict[str, str]
         elif verdict == "miss" and not headline:
             headline = "Miss."
         if _hurts(etype):
-            target = d.get("target")
+            target: Any = d.get("target")  # JSON of the log: any type, looked up as is
             if not headline or headline == "Miss.":
                 headline = "Hit!"
             # A hidden enemy's damage taken, next to the dice, would tell its armour: say only that it was hurt
@@ -122,7 +122,8 @@ def notices(
         d = data if isinstance(data, dict) else {}
         if _hurts(etype) and d.get("target") in mine:
             who = names.get(d["target"], "Your character")
-            by = names.get(d.get("actor"), "")
+            actor: Any = d.get("actor")
+            by = names.get(actor, "")
             hp = f" (HP {d['hp']})" if isinstance(d.get("hp"), int) else ""
             text = f"{who} is hit{' by ' + by if by else ''}: {d.get('amount', 0)} damage{hp}."
             if d.get("ko"):

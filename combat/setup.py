@@ -60,7 +60,7 @@ def _free(state: Any) -> set[tuple[int, int]]:
 def free_square(state: Any, side: str) -> list[int] | None:
     """The party's columns near the left, the enemies' a few squares right of them; rows top down."""
     taken = _free(state)
-    columns = PARTY_COLUMNS if side == "party" else ENEMY_COLUMNS
+    columns: tuple[int, ...] = PARTY_COLUMNS if side == "party" else ENEMY_COLUMNS
     if state.width <= max(ENEMY_COLUMNS):
         # A narrow board: the party on the left edge, enemies on the right edge.
         columns = (0, 1) if side == "party" else (state.width - 1, state.width - 2)
@@ -144,6 +144,7 @@ def setup_battle(
             )
             if not made.ok:
                 raise SetupFailed(made.reason)
+            assert made.battle_id is not None  # a created battle has its id
             add_recruits(made.battle_id, user, made.state, recruits)
     except SetupFailed as exc:
         return services.Result(ok=False, reason=str(exc))

@@ -10,6 +10,7 @@ import base64
 import json
 import secrets
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from django import template
@@ -97,7 +98,7 @@ def square_value(square: list[int] | tuple[int, int]) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def form_csrf(context: template.Context) -> str:
+def form_csrf(context: template.Context | Mapping[str, Any]) -> str:
     """The CSRF field on the first render; nothing in pushed renders (htmx sends the page's token header)."""
     token = context.get("csrf_token")
     if not token or token == "NOTPROVIDED":
