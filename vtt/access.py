@@ -52,7 +52,9 @@ def membership_for(user: Any, campaign: Campaign | int) -> Membership | None:
     return Membership.objects.filter(user=user, campaign_id=campaign_id).first()
 
 
-def campaign_for(request: HttpRequest, pk: int, roles: Iterable[str] | None = None) -> tuple[Campaign, Membership]:
+def campaign_for(
+    request: HttpRequest, pk: int, roles: Iterable[str] | None = None
+) -> tuple[Campaign, Membership]:
     """The campaign ``pk`` and the requesting user's membership.
 
     404 when it does not exist or the user is not a member (anonymous users
@@ -101,7 +103,9 @@ def can_create_characters(membership: Membership | None) -> bool:
     return membership is not None and membership.role in (Role.GM, Role.PLAYER)
 
 
-def character_for(request: HttpRequest, campaign_pk: int, pk: int, edit: bool = False) -> tuple[Character, Membership]:
+def character_for(
+    request: HttpRequest, campaign_pk: int, pk: int, edit: bool = False
+) -> tuple[Character, Membership]:
     """A character of a campaign the user belongs to (404 otherwise).
 
     With ``edit=True`` a member who may not edit it gets 403.

@@ -39,8 +39,8 @@ from vtt.models import (
 )
 
 if TYPE_CHECKING:
-    # The mixin below is only ever mixed into model forms: type it as one.
-    _SchemaFormBase = forms.ModelForm[Any]
+    # The mixin below is only ever mixed into forms: type it as one.
+    _SchemaFormBase = forms.BaseForm
 else:
     _SchemaFormBase = object
 
@@ -180,7 +180,7 @@ class SchemaFieldsMixin(_SchemaFormBase):
             for name in list(errors.error_dict):
                 if name not in self.fields and name != NON_FIELD_ERRORS:
                     errors.error_dict.setdefault(NON_FIELD_ERRORS, []).extend(errors.error_dict.pop(name))
-        super()._update_errors(errors)  # type: ignore[misc]  # BaseModelForm's, private: not in django-stubs
+        super()._update_errors(errors)  # type: ignore[misc]  # model forms' (private, not in django-stubs)
 
 
 # --- campaigns ---------------------------------------------------------------------------------
@@ -205,11 +205,10 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm[Campaign]):
     def __init__(self, *args: Any, ruleset_key: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.instance.pk:
-            key = self.instance.ruleset
+            wanted: object = self.instance.ruleset
         else:
-            key = ruleset_key or (self.data.get("ruleset") if self.is_bound else None)
-        if key not in RULESETS:
-            key = next(iter(RULESETS))
+            wanted = ruleset_key or (self.data.get("ruleset") if self.is_bound else None)
+        key = wanted if isinstance(wanted, str) and wanted in RULESETS else next(iter(RULESETS))
         self.ruleset_key = key
         self.option_schema = get_ruleset(key).option_schema()
         if self.instance.pk:
