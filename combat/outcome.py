@@ -54,7 +54,9 @@ def _hurts(etype: str) -> bool:
     return spec is not None and spec.hurts
 
 
-def outcome_text(events: list[tuple[str, dict[str, Any]]], names: dict[str, str], hidden: set[str]) -> str:
+def outcome_text(
+    events: list[tuple[str, dict[str, Any]]], names: dict[str, str], hidden: AbstractSet[str]
+) -> str:
     """One line for the actor: hit or miss, damage and healing with their full dice, statuses, who fell."""
     headline = ""
     parts: list[str] = []

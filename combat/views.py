@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -46,11 +46,12 @@ from vtt.access import battle_for, campaign_for
 from vtt.content import character_templates, template_slug
 from vtt.forms import BattleMapForm
 from vtt.models import Character, CharacterKind, MapImage, Role
+from vtt.requests import HtmxRequest
 
 LIVE_HEADER = "X-VTT-Live"  # battle.js sets it while the socket is open: regions arrive by push
 
 
-def _viewer(request: HttpRequest, role: str) -> str | None:
+def _viewer(request: HtmxRequest, role: str) -> str | None:
     return None if role == Role.GM else str(request.user.pk)
 
 
@@ -80,7 +81,7 @@ def _message(text: str, ok: bool, seq: int | None = None) -> str:
 
 
 def _reply(
-    request: HttpRequest,
+    request: HtmxRequest,
     battle_id: int,
     role: str,
     ok: bool,
@@ -105,7 +106,7 @@ def _reply(
 
 
 def _result(
-    request: HttpRequest, battle_id: int, role: str, result: services.Result, done: str
+    request: HtmxRequest, battle_id: int, role: str, result: services.Result, done: str
 ) -> HttpResponse:
     if result.ok:
         text = "Already done: that tap was counted once." if result.duplicate else done
@@ -115,7 +116,7 @@ def _result(
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def battle_new(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_new(request: HtmxRequest, pk: int) -> HttpResponse:
     campaign, _ = campaign_for(request, pk, roles=[Role.GM])
     characters = list(
         Character.objects.filter(campaign=campaign).select_related("owner").order_by("name", "pk")
@@ -143,12 +144,12 @@ def battle_new(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _setup(
-    request: HttpRequest,
+    request: HtmxRequest,
     campaign: Any,
     form: NewBattleForm,
-    party: list,
-    foes: list,
-    templates: dict[str, tuple[str, dict]],
+    party: list[Any],
+    foes: list[Any],
+    templates: dict[str, tuple[str, dict[str, Any]]],
 ) -> services.Result:
     """Create the battle with the chosen party and monsters (starter monsters become campaign monsters)."""
     counts = form.monster_counts()
@@ -172,7 +173,7 @@ def _setup(
 
 @login_required
 @require_GET
-def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_page(request: HtmxRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     table = load_table(battle.pk, battle)
     assert table is not None
@@ -188,7 +189,7 @@ def battle_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def battle_act(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_act(request: HtmxRequest, pk: int) -> HttpResponse:
     """Any action: a turn action, an answer, a setup or GM action (services check who may).
 
     The service's locking read is also the access check: it brings the caller's role, and a
@@ -199,8 +200,8 @@ def battle_act(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         posted = action_from_post(request.POST)
     except BadInput as exc:
-        battle, role = battle_for(request, pk)
-        return _reply(request, battle.pk, role, False, str(exc), 400)
+        battle, member_role = battle_for(request, pk)
+        return _reply(request, battle.pk, member_role, False, str(exc), 400)
     service = services.gm_override if posted.payload["kind"].startswith("gm.") else services.submit_action
     result = service(pk, request.user, posted.payload, posted.expected_seq, posted.client_token)
     role = result.role
@@ -228,7 +229,7 @@ def _outcome(result: services.Result, viewer: Viewer) -> str:
 
 @login_required
 @require_POST
-def battle_start(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_start(request: HtmxRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     try:
         seq, token = posted_seq(request.POST.get("expected_seq")), client_token(request.POST)
@@ -249,7 +250,7 @@ def battle_start(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def battle_undo(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_undo(request: HtmxRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     try:
         seq = posted_seq(request.POST.get("expected_seq"))
@@ -261,7 +262,7 @@ def battle_undo(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_add(request: HtmxRequest, pk: int) -> HttpResponse:
     """Add one or several copies of a campaign character (GM); copies get numbered names."""
     battle, role = battle_for(request, pk)
     if role != Role.GM:
@@ -301,7 +302,7 @@ def battle_add(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _add_reply(
-    request: HttpRequest, battle_id: int, role: str, ok: bool, text: str, status: int = 200
+    request: HtmxRequest, battle_id: int, role: str, ok: bool, text: str, status: int = 200
 ) -> HttpResponse:
     """Adding answers beside the Add button, not under the board."""
     response = _reply(request, battle_id, role, ok, text, status)
@@ -313,7 +314,7 @@ def _add_reply(
 
 @login_required
 @require_GET
-def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_log(request: HtmxRequest, pk: int) -> HttpResponse:
     """Older log entries, newest first, before ``?before=<seq>``."""
     battle, role = battle_for(request, pk)
     before = ascii_int(request.GET.get("before", ""))
@@ -341,7 +342,7 @@ def battle_log(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def battle_map(request: HttpRequest, pk: int) -> HttpResponse:
+def battle_map(request: HtmxRequest, pk: int) -> HttpResponse:
     """The GM picks the battle's map (a new upload joins the campaign's library) and lays the grid over it."""
     battle, role = battle_for(request, pk)
     if role != Role.GM:
