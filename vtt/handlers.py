@@ -112,6 +112,7 @@ class OneThreadASGIHandler(ASGIHandler):
         try:
             request, error_response = self.create_request(scope, body_file)
             if request is None:
+                assert error_response is not None  # Django's create_request gives one or the other
                 await self.send_response(error_response, send)
                 await sync_to_async(error_response.close)()
                 return

@@ -247,3 +247,42 @@ def test_point_6_the_limit_fits_the_largest_upload_and_the_readme_proxy_says_the
     nginx = readme[readme.index("```nginx") : readme.index("```", readme.index("```nginx") + 3)]
     size = re.search(r"client_max_body_size (\d+)m;", nginx)
     assert size is not None and int(size[1]) * 1024 * 1024 == settings.REQUEST_MAX_BYTES
+
+
+async def _both(path: str, method: str = "GET", body: bytes = b"", headers=HOST) -> list[dict]:
+    """The same request through this project's handler and through Django's own ``ASGIHandler``."""
+    from django.core.handlers.asgi import ASGIHandler
+
+    from vtt.asgi import django_asgi_app
+
+    out = []
+    for app in (django_asgi_app, ASGIHandler()):
+        communicator = HttpCommunicator(app, method, path, body=body, headers=list(headers))
+        out.append(await communicator.get_response(timeout=10))
+    return out
+
+
+def _same_shape(response: dict) -> tuple:
+    """Status, headers and body, less what differs between any two renders (CSP nonce, CSRF tokens)."""
+    per_render = re.compile(
+        rb"(nonce|csrftoken|csrfmiddlewaretoken\" value|nonce-|X-CSRFToken\": )[=\"'-]*[A-Za-z0-9+/_-]{16,}"
+    )
+    headers = sorted((k.lower(), per_render.sub(b"*", v)) for k, v in response["headers"])
+    return response["status"], headers, per_render.sub(b"*", response["body"])
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "body", "headers"),
+    [
+        ("/accounts/login/", "GET", b"", HOST),
+        ("/accounts/login/", "POST", b"username=a&password=b", FORM),  # refused: no CSRF token
+        ("/campaigns/", "GET", b"", HOST),  # a redirect to log in
+        ("/no/such/page/", "GET", b"", HOST),
+        ("/accounts/login/?next=%2Fcampaigns%2F", "HEAD", b"", HOST),
+    ],
+)
+async def test_the_handler_answers_as_djangos_handler(path, method, body, headers):
+    """Equivalence with the stock path: status, headers and body as Django's ``ASGIHandler`` gives them."""
+    ours, django = await _both(path, method, body, headers)
+    assert _same_shape(ours) == _same_shape(django)
+    assert ours["status"] in (200, 302, 403, 404)
