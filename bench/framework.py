@@ -323,7 +323,7 @@ def piece_work(table: Table) -> dict[str, tuple[Callable[[], Any], Callable[[], 
     def action_sql(lock: Callable[..., Any], insert: Callable[..., Any], write: Callable[..., Any]) -> None:
         with transaction.atomic():
             row = lock(battle.pk, gm, "bench-token")
-            assert row is not None and row.role == "gm"
+            assert row is not None and row.role == "gm", (row and row.role, lock.__name__)
             now = timezone.now()
             insert(
                 [

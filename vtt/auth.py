@@ -36,8 +36,10 @@ def _select(alias: str, vendor: str) -> tuple[list[str], str, list[tuple[int, li
     qn = connection.ops.quote_name
     table = user_model._meta.db_table
     fields = user_model._meta.concrete_fields
-    columns = ", ".join(qn(f.column) for f in fields)
-    pk = qn(user_model._meta.pk.column)  # type: ignore[union-attr]
+    names = [f.column for f in fields]
+    assert all(names) and user_model._meta.pk.column  # concrete fields have their columns
+    columns = ", ".join(qn(name) for name in names if name)
+    pk = qn(user_model._meta.pk.column)
     converters = []
     for i, f in enumerate(fields):
         col = f.get_col(table)
@@ -53,7 +55,7 @@ def get_user(request: Any) -> Any:
     session = request.session
     user_model = get_user_model()
     try:
-        user_id = user_model._meta.pk.to_python(session[SESSION_KEY])  # type: ignore[union-attr]
+        user_id = user_model._meta.pk.to_python(session[SESSION_KEY])
         backend = session[BACKEND_SESSION_KEY]
     except (KeyError, ValueError, TypeError, ValidationError):
         return auth.get_user(request)
