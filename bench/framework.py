@@ -5,8 +5,7 @@ place only while it saves at least 0.5 ms of server CPU per action, or 5 % of an
 
 - ``handler`` (kept): ``vtt.handlers.OneThreadASGIHandler``; stock: ``django.core.handlers.asgi.ASGIHandler``;
 - ``auth`` (kept): ``vtt.auth.AuthenticationMiddleware``; stock: ``django.contrib.auth``'s;
-- ``sessions`` (reverted): the project uses ``django.contrib.sessions.backends.db``; the candidate,
-  its read written once as SQL, lives in ``bench/candidates.py`` only so this bench can repeat it;
+- ``sessions`` (kept): ``vtt.sessions``; stock: ``django.contrib.sessions.backends.db``;
 - ``sql`` (kept): the action's three hand-written statements in ``combat.services`` (``_lock``,
   ``_insert_events``, ``_write``); stock: the ORM's annotated ``select_for_update``, ``bulk_create``
   and ``update``;
@@ -18,7 +17,7 @@ The action is the live bench's (``bench/request.py``): D20 Luck, a GM, five play
 a move or an end of turn POSTed as htmx does, through the whole ASGI application (handler,
 middleware, view, service, the live push's render) in this one process, the channel layer in
 memory. CPU time is the process's (``time.process_time``: every thread), per action. Each round runs
-the project's path and each variant (one replacement switched to its other side, the rest as the
+the project's path and each variant (one replacement switched back to Django's, the rest as the
 project has them) back to back, starting each round with the next of them; a figure is the median
 over rounds of the paired difference. The whole action varies by a millisecond or more from one
 batch to the next (a move or an end of turn, what the board shows), more than ``auth``, ``sessions``
@@ -30,7 +29,9 @@ average: the machine is shared.
 
 ``--replacement NAME`` compares only NAME (one command per decision). ``--stock NAME`` (repeatable)
 runs only the project's path with NAME on Django's stock side and prints its CPU per action.
-``DATABASE_URL`` selects PostgreSQL.
+``DATABASE_URL`` selects PostgreSQL, the deployed database, on which the decisions were taken
+(docs/performance.md has the table). Never run two of these (or this and ``bench/request.py``) on one
+database at once: each starts by deleting and re-creating the bench's table (``bench.live.setup_tables``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,6 @@ from bench.live import ACTOR, next_action, session_for, setup_tables  # noqa: E4
 
 ACTION_PATH = ("handler", "auth", "sessions", "sql")
 REPLACEMENTS = (*ACTION_PATH, "access")
-REVERTED = {"sessions"}  # the project has Django's; the candidate is bench/candidates.py's
 KEEP_MS, KEEP_SHARE = 0.5, 0.05
 
 
@@ -133,8 +133,7 @@ def nothing() -> Iterator[None]:
 
 
 def build_app(switched: set[str]) -> Any:
-    """The HTTP application with the named replacements on their other side than the project's:
-    Django's stock path for a kept one, the bench's candidate for a reverted one."""
+    """The HTTP application with the named replacements switched back to Django's stock path."""
     from django.conf import settings
     from django.core.handlers.asgi import ASGIHandler
 
@@ -143,14 +142,12 @@ def build_app(switched: set[str]) -> Any:
     middleware = list(settings.MIDDLEWARE)
     engine = settings.SESSION_ENGINE
     if "auth" in switched:
+        ours = "vtt.auth.AuthenticationMiddleware"
         settings.MIDDLEWARE = [
-            "django.contrib.auth.middleware.AuthenticationMiddleware"
-            if m == "vtt.auth.AuthenticationMiddleware"
-            else m
-            for m in middleware
+            "django.contrib.auth.middleware.AuthenticationMiddleware" if m == ours else m for m in middleware
         ]
     if "sessions" in switched:
-        settings.SESSION_ENGINE = "bench.candidates"
+        settings.SESSION_ENGINE = "django.contrib.sessions.backends.db"
     try:
         if "handler" not in switched:
             return OneThreadASGIHandler()
@@ -272,14 +269,19 @@ async def cpu_per_action(table: Table, app: Any, switch: Callable[[], Any], acti
 # also timed on that piece alone, ours and Django's called the same way on the same rows.
 
 
-def timed(work: Callable[[], Any], calls: int) -> float:
+def timed(work: Callable[[Any], Any], calls: int, prepare: Callable[[], Any] | None = None) -> float:
+    """CPU ms per call of ``work``; what ``prepare`` makes for each call is made before the clock starts."""
+    given = [prepare() if prepare else None for _ in range(calls)]
     start = time.process_time()
-    for _ in range(calls):
-        work()
+    for item in given:
+        work(item)
     return 1000 * (time.process_time() - start) / calls
 
 
-def piece_work(table: Table) -> dict[str, tuple[Callable[[], Any], Callable[[], Any]]]:
+Piece = tuple[Callable[[Any], Any], Callable[[Any], Any], Callable[[], Any] | None]
+
+
+def piece_work(table: Table) -> dict[str, Piece]:
     """Per replacement: (the replacement, Django's stock path), each doing what one action does with it."""
     from importlib import import_module
 
@@ -291,10 +293,10 @@ def piece_work(table: Table) -> dict[str, tuple[Callable[[], Any], Callable[[], 
     from django.http import HttpRequest
     from django.utils import timezone
 
-    from bench import candidates
     from combat import services
     from combat.models import Battle
     from vtt import auth as our_auth
+    from vtt import sessions as our_sessions
 
     gm = get_user_model().objects.get(username=table.gm)
     key = table.cookies[table.gm][0].decode().split(";")[0].split("=", 1)[1]
@@ -305,17 +307,17 @@ def piece_work(table: Table) -> dict[str, tuple[Callable[[], Any], Callable[[], 
         r.session.load()  # the session's read is the sessions row's figure, not this one's
         return r
 
-    def session_ours() -> None:
-        candidates.SessionStore(key).load()
+    def session_ours(_: None) -> None:
+        our_sessions.SessionStore(key).load()
 
-    def session_stock() -> None:
+    def session_stock(_: None) -> None:
         django_db_sessions.SessionStore(key).load()
 
-    def auth_ours() -> None:
-        assert our_auth.get_user(request()).pk == gm.pk
+    def auth_ours(request: HttpRequest) -> None:
+        assert our_auth.get_user(request).pk == gm.pk
 
-    def auth_stock() -> None:
-        assert auth.get_user(request()).pk == gm.pk
+    def auth_stock(request: HttpRequest) -> None:
+        assert auth.get_user(request).pk == gm.pk
 
     battle = Battle.objects.get(pk=table.bid)
     events = [("bench.event", {"actor": "c1", "to": [3, 4]}), ("bench.event", {"turn": 2})]
@@ -339,24 +341,25 @@ def piece_work(table: Table) -> dict[str, tuple[Callable[[], Any], Callable[[], 
     assert store.SessionStore(key).exists(key)
     our_lock, our_insert, our_write = services._lock, services._insert_events, services._write
     return {
-        "auth": (auth_ours, auth_stock),
-        "sessions": (session_ours, session_stock),
+        "auth": (auth_ours, auth_stock, request),
+        "sessions": (session_ours, session_stock, None),
         "sql": (
-            lambda: action_sql(our_lock, our_insert, our_write),
-            lambda: action_sql(orm_lock, orm_insert_events, orm_write),
+            lambda _: action_sql(our_lock, our_insert, our_write),
+            lambda _: action_sql(orm_lock, orm_insert_events, orm_write),
+            None,
         ),
     }
 
 
-def piece_rounds(
-    ours: Callable[[], Any], stock: Callable[[], Any], rounds: int, calls: int
-) -> tuple[list[float], list[float]]:
-    timed(ours, calls), timed(stock, calls)  # warm-up
-    mine, theirs = [], []
+def piece_rounds(piece: Piece, rounds: int, calls: int) -> tuple[list[float], list[float]]:
+    ours, stock, prepare = piece
+    timed(ours, calls, prepare), timed(stock, calls, prepare)  # warm-up
+    mine: list[float] = []
+    theirs: list[float] = []
     for i in range(rounds):
         pair = [(mine, ours), (theirs, stock)]
         for figures, work in pair if i % 2 == 0 else pair[::-1]:
-            figures.append(timed(work, calls))
+            figures.append(timed(work, calls, prepare))
     return mine, theirs
 
 
@@ -448,8 +451,7 @@ async def compare(table: Table, args: argparse.Namespace) -> float | None:
             figures[name].append(await cpu_per_action(table, app, switch, args.actions))
     project = figures["ours"]
     for name in wanted:
-        replacement, stock = (figures[name], project) if name in REVERTED else (project, figures[name])
-        row(name, replacement, stock, "action", statistics.median(project), decides=name == "handler")
+        row(name, project, figures[name], "action", statistics.median(project), decides=name == "handler")
     return statistics.median(figures["ours"])
 
 
@@ -464,7 +466,7 @@ def main() -> None:
     parser.add_argument(
         "--stock",
         action="append",
-        choices=[n for n in ACTION_PATH if n not in REVERTED],
+        choices=ACTION_PATH,
         help="run the project with these on Django's stock path, alone",
     )
     args = parser.parse_args()
@@ -478,9 +480,9 @@ def main() -> None:
         return
     wanted = args.replacement or REPLACEMENTS
     pieces = piece_work(table)
-    for name, (ours_work, stock_work) in pieces.items():
+    for name, piece in pieces.items():
         if name in wanted:
-            ours, stock = piece_rounds(ours_work, stock_work, args.rounds, args.piece_calls)
+            ours, stock = piece_rounds(piece, args.rounds, args.piece_calls)
             row(f"{name} alone", ours, stock, "action", action_ms)
     if "access" in wanted:
         ours, stock = access_rounds(table, args.rounds, args.access_calls)

@@ -237,8 +237,10 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> LockedBattle |
     snapshot: ``snapshot_seq`` differing from ``seq`` tells that it waited, and
     ``token_seen`` must then be asked again (see ``_seen``).
 
-    The statement is written once per shape (``_lock_sql``) and run as a raw query: building it
-    with the ORM's subquery annotations cost ~15 % of an action's CPU, its execution ~2 %.
+    The statement is written once per shape (``_lock_sql``) and run as a raw query. Django's way is
+    ``Battle.objects.select_for_update().filter(pk=...).annotate(role=Subquery(...), ...)``, which the
+    ORM compiles anew on every call; with the two writes below that cost 4.3-6.1 ms of an action's
+    11-16 ms of CPU (``bench/framework.py --replacement sql``, paired).
     ``test_the_locking_read_matches_the_orm_query`` holds that both give the same rows.
     """
     try:
@@ -338,9 +340,10 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
 
 
 # The two writes of every action, as plain statements written once per database (``_insert_sql``,
-# ``_update_sql``): the ORM's bulk_create and update compiled theirs anew for each action (~10 % of
-# an action's CPU). Values go through each field's own
-# get_db_prep_save (JSON, dates, keys), as the ORM's would; ``test_append_writes_what_the_orm_reads``.
+# ``_update_sql``): Django's bulk_create and update compile theirs anew for each action (with the lock,
+# 4.3-6.1 ms of an action's 11-16 ms, ``bench/framework.py --replacement sql``). Values go through
+# each field's own get_db_prep_save (JSON, dates, keys), as the ORM's would;
+# ``test_append_writes_what_the_orm_reads``.
 EVENT_COLUMNS = ("battle", "seq", "type", "data", "actor", "client_token", "created")
 BATTLE_WRITE = ("snapshot", "seq", "status", "version", "updated", "id")
 ROWS_PER_INSERT = 100

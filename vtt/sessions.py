@@ -1,10 +1,15 @@
-"""Framework replacements that were measured and reverted, kept only so ``bench/framework.py`` can
-measure them again against the stock path the project uses. Nothing in ``vtt`` or ``combat`` imports
-this module; ``SESSION_ENGINE = "bench.candidates"`` is the bench's switch, never the site's.
+"""Django's database sessions, read with one plain statement.
 
-- ``SessionStore``: Django's database sessions with the per-request read written once as SQL (the
-  ORM's ``get()`` compiles the same query anew per request). It saved 0.27-0.47 ms of an action's
-  ~11 ms CPU (under 5 %, under 0.5 ms): reverted to ``django.contrib.sessions.backends.db``.
+The same table, the same rows and the same expiry as ``django.contrib.sessions.backends.db``
+(which this subclasses: saving, deleting, cycling keys and clearing expired rows are Django's).
+Django reads the row with ``Session.objects.get(session_key=..., expire_date__gt=now)``, which the
+ORM compiles anew on every request; here the read that every request makes is written once as SQL.
+A deleted row ends the session at once, as before (logging out elsewhere, removing a member).
+
+Kept on its figure, at the bar: on PostgreSQL it saves 0.47-0.58 ms of server CPU per action
+(3.0-3.5 % of one), on SQLite 0.23-0.52 ms (``bench/framework.py --replacement sessions``;
+docs/performance.md). ``tests/web/test_sessions.py::test_the_store_reads_what_django_wrote`` holds it
+equal to Django's store.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from django.utils import timezone
 def _select(vendor: str) -> str:
     """The read of ``Session.objects.get(session_key=..., expire_date__gt=now)``, as SQL."""
     qn = connections[router.db_for_read(Session)].ops.quote_name
-    columns = ", ".join(qn(f.column) for f in Session._meta.concrete_fields)
+    columns = ", ".join(qn(f.column) for f in Session._meta.concrete_fields if f.column)
     where = f"{qn('session_key')} = %s AND {qn('expire_date')} > %s"
     return f"SELECT {columns} FROM {qn(Session._meta.db_table)} WHERE {where}"
 
