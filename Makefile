@@ -61,7 +61,7 @@ test-fast: install
 	$(PYTEST) tests --ignore=tests/e2e -x
 
 
-# ruff, then mypy on what [tool.mypy] in pyproject.toml lists (strict: the engine, services, presenters, table).
+# ruff, then mypy on what [tool.mypy] in pyproject.toml lists (strict: all of combat/ and vtt/).
 # mypy's Django plugin imports vtt.settings: its development-key warning is not news here.
 lint: install
 	$(VENV)/bin/ruff check .
