@@ -36,7 +36,7 @@ from typing import Any, get_type_hints
 from combat.engine.actions import has_nul
 from combat.engine.context import apply_event, rules_for
 from combat.engine.core import new_battle_event, replay
-from combat.engine.dice import Dice, DiceError
+from combat.engine.dice import Dice, DiceError, Roll
 from combat.engine.events import GENERIC_EVENTS, Event, typed_problems
 from combat.engine.gm import MAX_COMBATANTS
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
@@ -409,9 +409,19 @@ def _dice(events: list[Event], seed: int) -> None:
                 raise _edited(i, event, str(exc)) from None
             if again is None or again.faces != recorded["faces"] or again.total != recorded["total"]:
                 raise _edited(i, event, "its dice are not the ones the battle's seed gives (forged rolls).")
+            if "result" in recorded and _whole(recorded) != recorded["result"]:
+                raise _edited(i, event, "a roll's total is not its dice with what was added to them.")
         rolled = event.data.get("rolled")
         if rolled is not None and rolled != _summary(rolls):
             raise _edited(i, event, "its dice summary does not match its rolls.")
+
+
+def _whole(recorded: dict[str, Any]) -> int | None:
+    """A recorded roll's total worked out from its dice, additions and multiplier (None when malformed)."""
+    try:
+        return Roll.from_dict(recorded).result
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _summary(rolls: list[dict[str, Any]]) -> dict[str, Any]:

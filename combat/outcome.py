@@ -1,7 +1,7 @@
 """What just happened, in a sentence: the actor's outcome line and a player's "you were hit" notice.
 
 ``outcome_text(events, names, hidden)`` sums up one accepted action for the
-person who took it ("Hit! 8 damage to Goblin — 1d8+1 [7]+1"); ``notices``
+person who took it ("Hit! 8 damage to Goblin — 1d8 [7] + 1 (Sword) = 8"); ``notices``
 tells a player what the last action did to their own combatants. Both use
 only what the log may show that viewer: callers pass events filtered by the
 engine (``filter_event``; ``hidden`` from ``hidden_ids``), and a number taken
@@ -37,7 +37,7 @@ QUIET = frozenset(
 
 def _dice(entry: dict[str, Any]) -> str:
     return ", ".join(
-        f"{r['expr']} [{r['faces']}]{r['bonus']}"
+        f"{r['text']} = {r['total']}"
         for r in entry["rolls"]
         if r["purpose"] in ("damage", "healing", "spell effect")
     )

@@ -14,7 +14,7 @@ action whose own dice cannot be rolled is refused (``core.resolve``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -53,9 +53,19 @@ class Ctx:
         self._rolls: list[dict[str, Any]] = []
         self._depth = 0
 
-    def roll(self, expr: str, purpose: str) -> Roll:
-        """Roll dice; the roll is recorded in the next emitted event (ENG-2)."""
-        r = self.dice.roll(expr, purpose)
+    def roll(
+        self,
+        expr: str,
+        purpose: str,
+        adds: Sequence[tuple[int, str]] = (),
+        times: int = 1,
+        times_why: str = "",
+    ) -> Roll:
+        """Roll dice; the roll is recorded in the next emitted event (ENG-2), whole: with ``adds``, the flat
+        amounts the rules add to it, each with what it comes from in a player's words (``[(1, "Sword")]``),
+        and ``times``, a multiplier with its reason. Go on with ``result``, the total after them: the log
+        shows the roll exactly so, to everyone who may see it."""
+        r = self.dice.roll(expr, purpose, adds, times, times_why)
         self._rolls.append(r.to_dict())
         return r
 

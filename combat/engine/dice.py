@@ -26,7 +26,8 @@ import functools
 import random
 import re
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import d20
@@ -51,25 +52,75 @@ class DiceExhausted(RuntimeError):
 
 @dataclass(frozen=True)
 class Roll:
-    """One recorded roll: the expression, every die face drawn (in order), the total, why."""
+    """One recorded roll: the expression, every die face drawn (in order), the dice's total, why; and,
+    when the rules add to it, the whole roll as made: each flat amount added with what it comes from
+    (``adds``: ``((1, "Sword"),)``), a multiplier with its reason (``times``, ``times_why``) and
+    ``result``, the roll's total after them: ``(total + adds) * times``.
+
+    >>> r = Roll("1d8", [5], 5, "damage", ((1, "Sword"),))
+    >>> r.result, r.to_dict()["adds"]
+    (6, [{'value': 1, 'from': 'Sword'}])
+    """
 
     expr: str
     faces: list[int] = field(default_factory=list)
     total: int = 0
     purpose: str = ""
+    adds: tuple[tuple[int, str], ...] = ()
+    times: int = 1
+    times_why: str = ""
+
+    @property
+    def result(self) -> int:
+        """The roll's total with what the rules add and multiply: what the rules go on with."""
+        return (self.total + sum(v for v, _ in self.adds)) * self.times
+
+    def added(self, adds: Sequence[tuple[int, str]] = (), times: int = 1, times_why: str = "") -> Roll:
+        """This roll with flat amounts added (zeros left out) and a multiplier."""
+        kept = tuple((int(v), str(why)) for v, why in adds if v)
+        return replace(
+            self, adds=self.adds + kept, times=self.times * times, times_why=times_why or self.times_why
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"expr": self.expr, "faces": list(self.faces), "total": self.total, "purpose": self.purpose}
+        d: dict[str, Any] = {
+            "expr": self.expr,
+            "faces": list(self.faces),
+            "total": self.total,
+            "purpose": self.purpose,
+        }
+        if self.adds or self.times != 1:
+            d["adds"] = [{"value": v, "from": why} for v, why in self.adds]
+            if self.times != 1:
+                d["times"], d["times_why"] = self.times, self.times_why
+            d["result"] = self.result
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Roll:
-        return cls(d["expr"], list(d.get("faces", [])), int(d.get("total", 0)), d.get("purpose", ""))
+        adds = tuple((int(a["value"]), str(a.get("from", ""))) for a in d.get("adds") or ())
+        return cls(
+            d["expr"],
+            list(d.get("faces", [])),
+            int(d.get("total", 0)),
+            d.get("purpose", ""),
+            adds,
+            int(d.get("times", 1)),
+            str(d.get("times_why", "")),
+        )
 
 
 class DiceRoller(Protocol):
     """What the engine rolls with: ``Dice`` in play, ``ScriptedDice`` in tests."""
 
-    def roll(self, expr: str, purpose: str = "") -> Roll: ...
+    def roll(
+        self,
+        expr: str,
+        purpose: str = "",
+        adds: Sequence[tuple[int, str]] = (),
+        times: int = 1,
+        times_why: str = "",
+    ) -> Roll: ...
 
 
 class _Context(d20.RollContext):
@@ -195,13 +246,24 @@ class _FaceSource:
         self._faces.append(value)
         return value
 
-    def roll(self, expr: str, purpose: str = "") -> Roll:
-        """Roll ``expr`` with the d20 library; every die face is kept in the returned ``Roll``.
+    def roll(
+        self,
+        expr: str,
+        purpose: str = "",
+        adds: Sequence[tuple[int, str]] = (),
+        times: int = 1,
+        times_why: str = "",
+    ) -> Roll:
+        """Roll ``expr`` with the d20 library; every die face is kept in the returned ``Roll``, with the
+        flat amounts the rules add to it and a multiplier (``Roll.added``).
 
         Raises ``DiceError`` (saying why, for a player) when ``check_expr`` refuses ``expr`` or d20 cannot
         roll it; no face is drawn then.
         """
-        return self._roll(expr, purpose, _STRINGIFIER)[0]
+        roll = self._roll(expr, purpose, _STRINGIFIER)[0]
+        if adds or times != 1:
+            roll = self.history[-1] = roll.added(adds, times, times_why)
+        return roll
 
     def roll_shown(self, expr: str, purpose: str = "", comments: bool = True) -> Shown:
         """Roll ``expr`` for people to read (with ``comments``, words may follow: ``"1d20+5 Perception"``),

@@ -96,13 +96,23 @@ class EventType:
 # --- the fields every event may carry ----------------------------------------------------------
 
 
-class RollData(TypedDict):
-    """One roll as recorded (``Roll.to_dict``)."""
+# A flat amount the rules add to a roll and what it comes from, in a player's words ("from" is a keyword).
+RollAdd = TypedDict("RollAdd", {"value": int, "from": str})
 
-    expr: str
-    faces: list[int]
-    total: int
-    purpose: str
+
+class RollData(TypedDict, total=False):
+    """One roll as recorded (``Roll.to_dict``): the dice, and when the rules add to it, the whole roll as
+    made: ``adds`` (each flat amount with what it comes from), ``times`` (a multiplier, ``times_why``
+    its reason) and ``result``, the total after them."""
+
+    expr: Required[str]
+    faces: Required[list[int]]
+    total: Required[int]
+    purpose: Required[str]
+    adds: list[RollAdd]
+    times: int
+    times_why: str
+    result: int
 
 
 class Rolled(TypedDict):

@@ -27,9 +27,10 @@ def test_every_die_rolled_is_recorded_in_the_event_that_used_it():
     scripted = ScriptedDice([20, 3, 5])
     events = decide(b.state, Action("ability", a, {"weapon": "sword", "targets": [o]}), scripted)
     damage = next(e for e in events if e.type == "damage.rolled")
+    sword = {"adds": [{"value": 1, "from": "Sword"}]}  # the whole roll: the dice and the Sword's +1
     assert damage.rolls == [
-        {"expr": "1d8", "faces": [3], "total": 3, "purpose": "damage"},
-        {"expr": "1d8", "faces": [5], "total": 5, "purpose": "damage"},
+        {"expr": "1d8", "faces": [3], "total": 3, "purpose": "damage", **sword, "result": 4},
+        {"expr": "1d8", "faces": [5], "total": 5, "purpose": "damage", **sword, "result": 6},
     ]
     luck = next(e for e in events if e.type == "luck.rolled")
     assert luck.rolls == [{"expr": "1d20", "faces": [20], "total": 20, "purpose": "luck roll"}]

@@ -170,7 +170,16 @@ def test_luck_roll_is_a_d20_plus_granted_bonus_against_hostile_targets():
         6,
         "hit",
     )
-    assert luck.rolls == [{"expr": "1d20", "faces": [5], "total": 5, "purpose": "luck roll"}]
+    assert luck.rolls == [
+        {
+            "expr": "1d20",
+            "faces": [5],
+            "total": 5,
+            "purpose": "luck roll",
+            "adds": [{"value": 1, "from": "Luck bonus"}],
+            "result": 6,
+        }
+    ]
 
 
 def test_friendly_targets_are_hit_automatically():

@@ -47,7 +47,7 @@ def test_a_player_casts_at_a_target_and_gets_the_regions_back(client):
     html = response.content.decode()
     # The campaign hides enemy HP: the outcome says the Goblin is hurt and shows Ayla's own dice, never how much
     # it took (with the dice that would tell its armour).
-    assert "Hit! Goblin is hurt — 2d6 [3, 4]." in html and 'id="board"' in html and 'id="log"' in html
+    assert "Hit! Goblin is hurt — 2d6 [3, 4] = 7." in html and 'id="board"' in html and 'id="log"' in html
     assert "6 damage" not in html
     assert "Ayla uses Fire Bolt on Goblin." in html
     assert str(SECRET_HP) not in html  # the player's own render hides the Goblin's HP
@@ -58,7 +58,7 @@ def test_with_enemy_hp_shown_the_outcome_line_has_the_damage_and_its_dice(client
     users, _, battle = table(hide_enemy_hp=False)
     response = _post(client, users["player"], battle, _fire_bolt(battle))
     assert response.status_code == 200
-    assert "Hit! 6 damage to Goblin — 2d6 [3, 4]." in response.content.decode()
+    assert "Hit! 6 damage to Goblin — 2d6 [3, 4] = 7." in response.content.decode()
 
 
 def test_with_a_live_socket_the_response_carries_only_the_message(client):

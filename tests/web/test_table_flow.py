@@ -122,15 +122,24 @@ def test_point_2_the_actor_sees_the_outcome_with_the_full_dice():
                 "raw": 8,
                 "crit": False,
                 "times": 1,
-                "rolls": [{"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"}],
+                "rolls": [
+                    {
+                        "expr": "1d8",
+                        "faces": [7],
+                        "total": 7,
+                        "purpose": "damage",
+                        "adds": [{"value": 1, "from": "Sword"}],
+                        "result": 8,
+                    }
+                ],
             },
         ),
         ("damage.dealt", {"actor": "a", "target": "g", "amount": 8, "hp": 4, "ko": False}),
     ]
-    assert outcome_text(events, names, set()) == "Hit! 8 damage to Goblin — 1d8+1 [7]+1."
+    assert outcome_text(events, names, set()) == "Hit! 8 damage to Goblin — 1d8 [7] + 1 (Sword) = 8."
     # A player whose table hides enemy HP: the dice, not the damage taken (with the dice it would tell the armour).
     hidden = outcome_text(events, names, {"g"})
-    assert hidden == "Hit! Goblin is hurt — 1d8+1 [7]+1." and "8" not in hidden.split("—")[0]
+    assert hidden == "Hit! Goblin is hurt — 1d8 [7] + 1 (Sword) = 8." and "8" not in hidden.split("—")[0]
     missed = [("luck.rolled", {"actor": "a", "target": "g", "total": 3, "outcome": "miss", "act": "ability"})]
     assert outcome_text(missed, names, set()).startswith("Miss.")
 
@@ -150,6 +159,7 @@ def test_point_2_a_player_is_told_when_their_combatant_is_hit_or_gets_a_status()
 
 def test_point_9_damage_lines_show_the_whole_rolled_expression():
     names = {"a": "Kai", "g": "Goblin"}
+    sword = [{"value": 1, "from": "Sword"}]
     luck = describe(
         5,
         "damage.rolled",
@@ -157,48 +167,14 @@ def test_point_9_damage_lines_show_the_whole_rolled_expression():
             "actor": "a",
             "raw": 8,
             "times": 1,
-            "rolls": [{"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"}],
-        },
-        names,
-        set(),
-    )
-    assert (luck["rolls"][0]["expr"], luck["rolls"][0]["bonus"], luck["rolls"][0]["total"]) == (
-        "1d8+1",
-        "+1",
-        8,
-    )
-    crit = describe(
-        5,
-        "damage.rolled",
-        {
-            "actor": "a",
-            "raw": 18,
-            "times": 2,
             "rolls": [
-                {"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage"},
-                {"expr": "1d8", "faces": [9], "total": 9, "purpose": "damage"},
+                {"expr": "1d8", "faces": [7], "total": 7, "purpose": "damage", "adds": sword, "result": 8}
             ],
         },
         names,
         set(),
     )
-    assert [r["expr"] for r in crit["rolls"]] == ["1d8+1", "1d8+1"]
-    # Mist and Paradigm: a raw total on the damage event; Action Block: base and bonus.
-    mist = describe(
-        6,
-        "damage.dealt",
-        {
-            "actor": "a",
-            "target": "g",
-            "amount": 30,
-            "raw": 51,
-            "rolls": [{"expr": "2d20+20", "faces": [10, 11], "total": 41, "purpose": "damage"}],
-        },
-        names,
-        set(),
-    )
-    assert mist["rolls"][0]["expr"] == "2d20+20+10" and mist["rolls"][0]["total"] == 51
-    assert mist["rolls"][0]["bonus"] == "+20+10"
+    assert (luck["rolls"][0]["text"], luck["rolls"][0]["total"]) == ("1d8 [7] + 1 (Sword)", 8)
     block = describe(
         7,
         "damage.dealt",
@@ -206,14 +182,40 @@ def test_point_9_damage_lines_show_the_whole_rolled_expression():
             "actor": "a",
             "target": "g",
             "amount": 9,
-            "base": 7,
-            "bonus": 2,
-            "rolls": [{"expr": "2d6", "faces": [3, 4], "total": 7, "purpose": "damage"}],
+            "rolls": [
+                {
+                    "expr": "2d6",
+                    "faces": [3, 4],
+                    "total": 7,
+                    "purpose": "damage",
+                    "adds": [{"value": 2, "from": "Damage Dealt Bonus"}, {"value": -1, "from": "Sweep"}],
+                    "times": 2,
+                    "times_why": "critical hit",
+                    "result": 16,
+                }
+            ],
+        },
+        names,
+        {"g"},
+    )
+    assert block["rolls"][0] == {
+        "purpose": "damage",
+        "text": "(2d6 [3, 4] + 2 (Damage Dealt Bonus) − 1 (Sweep)) × 2 (critical hit)",
+        "total": 16,
+    }
+    # A roll stored without its additions is told as it was stored: nothing is worked out from other fields.
+    old = describe(
+        6,
+        "damage.dealt",
+        {
+            "actor": "a",
+            "raw": 51,
+            "rolls": [{"expr": "2d20+20", "faces": [10, 11], "total": 41, "purpose": "damage"}],
         },
         names,
         set(),
     )
-    assert block["rolls"][0]["expr"] == "2d6+2"
+    assert (old["rolls"][0]["text"], old["rolls"][0]["total"]) == ("2d20+20 [10, 11]", 41)
 
 
 def test_point_9_a_luck_sword_hit_logs_1d8_plus_1_in_a_real_battle(gm, player):
@@ -255,7 +257,7 @@ def test_point_9_a_luck_sword_hit_logs_1d8_plus_1_in_a_real_battle(gm, player):
         assert r.ok, r.reason
         state = r.state
     assert seen, "the fighter never hit in 40 turns"
-    assert seen[0]["rolls"][0]["expr"] == "1d8+1" and seen[0]["rolls"][0]["bonus"] == "+1"
+    assert re.fullmatch(r"1d8 \[\d\] \+ 1 \(Sword\)", seen[0]["rolls"][0]["text"]), seen[0]["rolls"]
 
 
 @pytest.mark.parametrize("key", sorted(RULESETS))
@@ -326,19 +328,21 @@ def test_point_9_a_constant_in_the_dice_is_spelled_out_beside_the_bonus():
             "actor": "a",
             "target": "g",
             "amount": 30,
-            "raw": 47,
-            "rolls": [{"expr": "2d20+10", "faces": [8, 19], "total": 37, "purpose": "damage"}],
+            "rolls": [
+                {
+                    "expr": "2d20+10",
+                    "faces": [8, 19],
+                    "total": 37,
+                    "purpose": "damage",
+                    "adds": [{"value": 10, "from": "Attack"}],
+                    "result": 47,
+                }
+            ],
         },
         {},
         set(),
     )
-    roll = mist["rolls"][0]
-    assert (roll["expr"], roll["faces"], roll["bonus"], roll["total"]) == (
-        "2d20+10+10",
-        "8, 19",
-        "+10+10",
-        47,
-    )
+    assert mist["rolls"][0] == {"purpose": "damage", "text": "2d20+10 [8, 19] + 10 (Attack)", "total": 47}
 
 
 def test_point_8_outcome_lines_carry_the_change_they_tell_of(client, db):

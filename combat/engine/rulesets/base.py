@@ -14,8 +14,11 @@ Every hook that changes something receives a ``Ctx`` (``combat.engine.context``)
 
 - ``ctx.state``   a private working copy of the battle (read it freely; it
   reflects every event emitted so far in this decision);
-- ``ctx.roll(expr, purpose) -> Roll``  roll dice; the roll is attached to the
-  next event emitted (ENG-2);
+- ``ctx.roll(expr, purpose, adds=[(1, "Sword")], times=1, times_why="") -> Roll``  roll dice; the
+  roll is attached to the next event emitted (ENG-2), whole: each flat amount the rules add to it
+  with what it comes from, in a player's words, and a multiplier with its reason. Go on with
+  ``roll.result`` (``roll.total`` is the dice alone): the log shows the roll so, to everyone who
+  may see it, and works nothing out;
 - ``ctx.emit(type, **data) -> Event``  record a fact; it is applied at once;
 - ``ctx.open_decision(combatant_id, prompt, options, default, trigger, resume, gm_only=False)``
   open a reaction window (ENG-6). Call it as the *last* step of a resolver
@@ -441,8 +444,7 @@ def roll_initiative(
         expr = expr_for(c)
         total = bonus
         if expr:
-            r = ctx.roll(expr, "initiative")
-            total += r.total
+            total = ctx.roll(expr, "initiative", adds=[(bonus, "initiative bonus")]).result
         ctx.emit("initiative.rolled", combatant=cid, bonus=bonus, total=total)
         scores[cid] = (total, bonus)
 

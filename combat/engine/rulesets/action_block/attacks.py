@@ -142,8 +142,8 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
     passive, active = rules.evasions(state, t)
     evasion = active if dodged else passive
     if job["kind"] == "grapple":
-        base = ctx.roll("2d6", "to hit").total
-        bonus = rules.to_hit_bonus(actor.sheet, None)
+        r = ctx.roll("2d6", "to hit", adds=rules.to_hit_parts(actor.sheet, None))
+        base, bonus = r.total, r.result - r.total
         hit = rules.is_hit(base + bonus, evasion)
         ctx.emit(
             "grapple.rolled",
@@ -164,8 +164,8 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
         return False
     w = defined(state, "weapons", job["weapon"])
     mods = [defined(state, "attack_modifiers", k) for k in job["mods"]]
-    base = ctx.roll(rules.base_to_hit_expr(w), "to hit").total
-    bonus = rules.to_hit_bonus(actor.sheet, w, mods)
+    r = ctx.roll(rules.base_to_hit_expr(w), "to hit", adds=rules.to_hit_parts(actor.sheet, w, mods))
+    base, bonus = r.total, r.result - r.total
     hit = rules.is_hit(base + bonus, evasion)
     crit = rules.is_crit(base, hit)
     ctx.emit(
@@ -221,8 +221,16 @@ def roll_damage(ctx: Ctx, job: dict[str, Any]) -> bool:
     actor, t = state.combatants[job["actor"]], state.combatants[job["t"]]
     w = defined(state, "weapons", job["weapon"])
     mods = [defined(state, "attack_modifiers", k) for k in job["mods"]]
-    base = ctx.roll(w["damage"], "damage").total
-    bonus = rules.damage_bonus(actor.sheet, w, mods)
+    crit = bool(job.get("crit", False))
+    r = ctx.roll(
+        w["damage"],
+        "damage",
+        adds=rules.damage_parts(actor.sheet, w, mods),
+        times=2 if crit else 1,
+        times_why="critical hit" if crit else "",
+    )
+    base = r.total
+    bonus = r.result // r.times - base
     guard = (t.extra.get("guard") or {}).get("pdr", 0) + (t.extra.get("brace") or 0)
     kind, reduction = rules.reduction_for(w["kind"], t.resources.get("pdr", 0), t.sheet, guard)
     amount = rules.damage_dealt(base, bonus, reduction, job.get("crit", False))
@@ -301,8 +309,8 @@ def act_break_free(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     if why:
         return Refusal(why)
     holder = state.combatants.get(c.statuses["grappled"].get("by", ""))
-    r = ctx.roll("2d6", "break free").total
-    bonus = rules.to_hit_bonus(c.sheet, None)
+    roll = ctx.roll("2d6", "break free", adds=rules.to_hit_parts(c.sheet, None))
+    r, bonus = roll.total, roll.result - roll.total
     evasion = rules.passive_evasion(state.extra, holder.sheet) if holder else 0
     ok = r + bonus >= evasion
     ctx.emit(

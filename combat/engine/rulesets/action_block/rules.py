@@ -106,28 +106,47 @@ def base_to_hit_expr(weapon: dict[str, Any] | None) -> str:
     return "1d6" if weapon is not None and weapon["kind"] == "shotgun" else "2d6"
 
 
+BOOST_NAMES = {"melee_boost": "Melee Boost", "gun_boost": "Gun Boost", "grapple_boost": "Grapple Boost"}
+
+
+def to_hit_parts(
+    sheet: dict[str, Any], weapon: dict[str, Any] | None, mods: Sequence[dict[str, Any]] = ()
+) -> list[tuple[int, str]]:
+    """BLOCK-HIT-1: the weapon's To Hit Bonus + Melee Boost (melee) or Gun Boost (guns); grapples
+    (``weapon`` None) use the Grapple Accuracy Boost. Attack modifiers add their change. Each with
+    what it comes from, in words."""
+    if weapon is None:
+        return [(int(sheet.get("grapple_boost", 0)), BOOST_NAMES["grapple_boost"])]
+    boost = "melee_boost" if weapon["kind"] in MELEE_KINDS else "gun_boost"
+    return [
+        (int(weapon["to_hit"]), str(weapon.get("name", "Weapon"))),
+        (int(sheet.get(boost, 0)), BOOST_NAMES[boost]),
+    ] + [(int(m["to_hit"]), m["name"]) for m in mods]
+
+
 def to_hit_bonus(
     sheet: dict[str, Any], weapon: dict[str, Any] | None, mods: Sequence[dict[str, Any]] = ()
 ) -> int:
-    """BLOCK-HIT-1: the weapon's To Hit Bonus + Melee Boost (melee) or Gun Boost (guns); grapples
-    (``weapon`` None) use the Grapple Accuracy Boost. Attack modifiers add their change."""
-    if weapon is None:
-        return int(sheet.get("grapple_boost", 0))
+    """The sum of ``to_hit_parts``."""
+    return sum(v for v, _ in to_hit_parts(sheet, weapon, mods))
+
+
+def damage_parts(
+    sheet: dict[str, Any], weapon: dict[str, Any], mods: Sequence[dict[str, Any]] = ()
+) -> list[tuple[int, str]]:
+    """Damage Dealt Bonus: the sheet's + the weapon's + Melee or Gun Boost + attack modifiers, each with
+    what it comes from, in words."""
     boost = "melee_boost" if weapon["kind"] in MELEE_KINDS else "gun_boost"
-    total: int = weapon["to_hit"] + int(sheet.get(boost, 0)) + sum(m["to_hit"] for m in mods)
-    return total
+    return [
+        (int(sheet.get("damage_bonus", 0)), "Damage Dealt Bonus"),
+        (int(weapon["damage_bonus"]), str(weapon.get("name", "Weapon"))),
+        (int(sheet.get(boost, 0)), BOOST_NAMES[boost]),
+    ] + [(int(m["damage_bonus"]), m["name"]) for m in mods]
 
 
 def damage_bonus(sheet: dict[str, Any], weapon: dict[str, Any], mods: Sequence[dict[str, Any]] = ()) -> int:
-    """Damage Dealt Bonus: the sheet's + the weapon's + Melee or Gun Boost + attack modifiers."""
-    boost = "melee_boost" if weapon["kind"] in MELEE_KINDS else "gun_boost"
-    total: int = (
-        int(sheet.get("damage_bonus", 0))
-        + weapon["damage_bonus"]
-        + int(sheet.get(boost, 0))
-        + sum(m["damage_bonus"] for m in mods)
-    )
-    return total
+    """The sum of ``damage_parts``."""
+    return sum(v for v, _ in damage_parts(sheet, weapon, mods))
 
 
 def damage_dealt(base: int, bonus: int, reduction: int, crit: bool) -> int:
@@ -332,11 +351,23 @@ def spell_targets(state: BattleState, c: Combatant, spell: dict[str, Any], feet:
     return out
 
 
+SPELL_BOOSTS = {
+    "offensive_spell_boost": "Offensive Spell Boost",
+    "defensive_spell_boost": "Defensive Spell Boost",
+    "general_spell_boost": "General Spell Boost",
+}
+
+
+def spell_parts(sheet: dict[str, Any], mods: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+    """BLOCK-SPELL-2: what the Base Effect gets added: every Spell Boost and modifier, each named."""
+    return [(int(sheet.get(k, 0)), name) for k, name in SPELL_BOOSTS.items()] + [
+        (int(m["effect_bonus"]), m["name"]) for m in mods
+    ]
+
+
 def spell_effect(sheet: dict[str, Any], spell: dict[str, Any], mods: list[dict[str, Any]], base: int) -> int:
     """BLOCK-SPELL-2: the Base Effect plus all of Offensive, Defensive and General Spell Boost (and modifiers)."""
-    boosts = ("offensive_spell_boost", "defensive_spell_boost", "general_spell_boost")
-    total: int = base + sum(int(sheet.get(k, 0)) for k in boosts) + sum(m["effect_bonus"] for m in mods)
-    return total
+    return base + sum(v for v, _ in spell_parts(sheet, mods))
 
 
 def charisma_targets(state: BattleState, c: Combatant, skill: dict[str, Any]) -> list[str]:

@@ -111,8 +111,8 @@ def run_spell(ctx: Ctx, job: dict[str, Any]) -> None:
         if t is None or not t.alive:
             continue
         job["t"] = t.id
-        base = ctx.roll(spell["base"], "spell effect").total
-        effect = rules.spell_effect(actor.sheet, spell, mods, base)
+        r = ctx.roll(spell["base"], "spell effect", adds=rules.spell_parts(actor.sheet, mods))
+        base, effect = r.total, r.result
         if spell["effect"] == "heal":
             hp = min(t.max_hp, t.hp + max(0, effect))
             ctx.emit(
@@ -173,12 +173,14 @@ def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     )
     for tid in targets:
         t = state.combatants[tid]
-        off = (
-            ctx.roll("2d6", "offensive charisma roll").total
-            + int(c.sheet.get("charisma", 0))
-            + skill["bonus"]
-        )
-        dfn = ctx.roll("2d6", "defensive charisma roll").total + int(t.sheet.get("charisma", 0))
+        off = ctx.roll(
+            "2d6",
+            "offensive charisma roll",
+            adds=[(int(c.sheet.get("charisma", 0)), "Charisma"), (skill["bonus"], skill["name"])],
+        ).result
+        dfn = ctx.roll(
+            "2d6", "defensive charisma roll", adds=[(int(t.sheet.get("charisma", 0)), "Charisma")]
+        ).result
         ok = off >= dfn
         ctx.emit("charisma.rolled", actor=c.id, target=tid, offensive=off, defensive=dfn, success=ok)
         if not ok:

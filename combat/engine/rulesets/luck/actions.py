@@ -177,9 +177,9 @@ def _luck(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any]) -> str:
     if t.side == actor.side:
         ctx.emit("luck.rolled", actor=actor.id, target=t.id, outcome="hit", auto=True)
         return "hit"
-    r = ctx.roll("1d20", "luck roll")
     bonus = int(actor.sheet.get("luck_bonus", 0))
-    total = r.total + bonus
+    r = ctx.roll("1d20", "luck roll", adds=[(bonus, "Luck bonus")])
+    total = r.result
     outcome = "miss" if total <= a["miss_max"] else "crit" if total >= a["crit_min"] else "hit"
     ctx.emit(
         "luck.rolled", actor=actor.id, target=t.id, roll=r.total, bonus=bonus, total=total, outcome=outcome
@@ -195,8 +195,7 @@ def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
         return False
     kind = a["type"]
     if kind == "heal":
-        r = ctx.roll(a["dice"], "healing")
-        rolled = r.total + a["bonus"]
+        rolled = ctx.roll(a["dice"], "healing", adds=[(a["bonus"], a["name"])]).result
         hp = min(t.max_hp, t.hp + max(0, rolled))
         ctx.emit("healed", actor=actor.id, target=t.id, raw=rolled, amount=hp - t.hp, hp=hp, ko=hp <= 0)
         return False
@@ -207,7 +206,7 @@ def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
     times = int(actor.sheet.get("crit_damage", 2)) if outcome == "crit" else 1
     raw = 0
     for _ in range(times):
-        raw += ctx.roll(a["dice"], "damage").total + a["bonus"]
+        raw += ctx.roll(a["dice"], "damage", adds=[(a["bonus"], a["name"])]).result
     ctx.emit("damage.rolled", actor=actor.id, target=t.id, raw=raw, crit=outcome == "crit", times=times)
     if t.side != actor.side:
         reactions = _interrupts(ctx.state, t, kind)
@@ -255,8 +254,7 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
     reduced = 0
     if choice != "pass":
         d = defined(state, "abilities", choice)
-        r = ctx.roll(d["dice"], "interrupt")
-        reduced = max(0, r.total + d["bonus"])
+        reduced = max(0, ctx.roll(d["dice"], "interrupt", adds=[(d["bonus"], d["name"])]).result)
         ctx.emit(
             "interrupt.used",
             actor=t.id,
@@ -303,8 +301,7 @@ def _deal(
 
 def _apply_status(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any]) -> None:
     """LUCK-STAT-1 and LUCK-STAT-4: roll against the defense; the difference is the power; keep the higher."""
-    r = ctx.roll(a["dice"], "status")
-    value = r.total + a["bonus"]
+    value = ctx.roll(a["dice"], "status", adds=[(a["bonus"], a["name"])]).result
     defense = int(t.sheet.get(a["defense"], 0))
     diff = value - defense
     status = a["status"]

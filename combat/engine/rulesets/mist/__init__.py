@@ -160,7 +160,7 @@ class Mist(Ruleset):
             if not (c.alive if everyone else can_act(c)):
                 continue
             bonus = stat(state, c, "initiative")
-            totals[c.id] = ctx.roll(die, "initiative").total + bonus
+            totals[c.id] = ctx.roll(die, "initiative", adds=[(bonus, "Initiative")]).result
             speeds[c.id] = int(c.sheet.get("speed", 0) or 0)
             ctx.emit("initiative.rolled", combatant=c.id, bonus=bonus, total=totals[c.id], speed=speeds[c.id])
 

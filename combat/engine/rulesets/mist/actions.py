@@ -398,8 +398,9 @@ def effects(ctx: Ctx, src: Combatant, t: Combatant, a: dict[str, Any]) -> None:
         if not hit:
             return
     if a["damage"]:
-        bonus = int(src.sheet.get("magic" if a["damage_type"] == "magical" else "attack", 0) or 0)
-        raw = ctx.roll(a["damage"], "damage").total + bonus
+        own = "magic" if a["damage_type"] == "magical" else "attack"
+        bonus = int(src.sheet.get(own, 0) or 0)
+        raw = ctx.roll(a["damage"], "damage", adds=[(bonus, own.title())]).result
         defences = {
             "defense": stat(state, t, "defense"),
             "magic_defense": stat(state, t, "magic_defense"),
@@ -416,7 +417,8 @@ def effects(ctx: Ctx, src: Combatant, t: Combatant, a: dict[str, Any]) -> None:
         )
         deal(ctx, src, t, dealt, raw, a)
     if a["heal"] and t.alive:
-        amount = max(0, ctx.roll(a["heal"], "healing").total + int(src.sheet.get("magic", 0) or 0))
+        magic = int(src.sheet.get("magic", 0) or 0)
+        amount = max(0, ctx.roll(a["heal"], "healing", adds=[(magic, "Magic")]).result)
         hp = min(t.max_hp, t.hp + amount)
         ctx.emit("healed", actor=src.id, target=t.id, amount=hp - t.hp, hp=hp, ko=hp <= 0)
     if a["status"] and t.alive:

@@ -106,12 +106,12 @@ def act_attack(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return targets
     t = state.combatants[targets[0]]
     ctx.emit("attack.declared", actor=c.id, targets=[t.id], spend={"ap": 1})
-    r = ctx.roll(weapon_dice(state, c), "damage")
+    r = ctx.roll(weapon_dice(state, c), "damage", adds=[(stat(state, c, "attack"), "Attack")])
     deal(
         ctx,
         c.id,
         t,
-        r.total + stat(state, c, "attack"),
+        r.result,
         stat(state, t, "defense"),
         "physical",
         {"weapon": c.extra["weapon"]} if isinstance(c.extra.get("weapon"), str) else {},

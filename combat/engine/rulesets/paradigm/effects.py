@@ -61,6 +61,11 @@ def dismiss(ctx: Ctx, eidolon: Combatant, reason: str) -> None:
     ctx.emit("combatant.removed", combatant=eidolon.id, reason=reason)
 
 
+def _named(eff: dict[str, Any]) -> str:
+    """What an effect's own bonus comes from, in words: the ability's or item's name."""
+    return str(eff.get("name") or "bonus")
+
+
 def apply_effect(
     ctx: Ctx,
     actor: Combatant | None,
@@ -79,15 +84,16 @@ def apply_effect(
     if etype in ("physical", "magical"):
         if kind not in (None, "damage"):
             return
-        r = ctx.roll(eff["dice"], "damage")
-        own = stat(state, actor, "attack" if etype == "physical" else "magic") if actor else 0
+        mine = "attack" if etype == "physical" else "magic"
+        own = stat(state, actor, mine) if actor else 0
+        r = ctx.roll(eff["dice"], "damage", adds=[(eff.get("bonus", 0), _named(eff)), (own, mine.title())])
         defense = stat(state, t, "defense" if etype == "physical" else "magic_defense")
-        deal(ctx, aid, t, r.total + eff.get("bonus", 0) + own, defense, etype, used)
+        deal(ctx, aid, t, r.result, defense, etype, used)
     elif etype == "heal":
         if kind not in (None, "healing"):
             return
-        r = ctx.roll(eff["dice"], "healing")
-        heal(ctx, aid, t, r.total + eff.get("bonus", 0), used)
+        r = ctx.roll(eff["dice"], "healing", adds=[(eff.get("bonus", 0), _named(eff))])
+        heal(ctx, aid, t, r.result, used)
     elif etype == "anima":
         if kind not in (None, "other"):
             return

@@ -1,0 +1,131 @@
+"""A player sees their own roll exactly as the GM does: the whole expression, its bonuses and its total.
+
+Issue 23, point 1: the player's log dropped their own flat bonuses ("damage: 1d8 [5] = 5" where the
+GM's log and the HP lost said 6). Here a player hits an enemy through the web layer (the HTMX action
+and the battle page) in D20 Luck, Mist & Rampart and Paradigm Rows, with the enemy's HP hidden and its
+defences at 0, so the HP it loses is the roll's total: the player's own damage roll, the GM's and the
+HP lost must agree, and the roll must show each flat bonus with what it comes from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from combat import services
+from combat.engine.core import legal_actions
+from combat.models import Battle, BattleEvent
+from tests.table import make_campaign
+from vtt.content import character_templates
+from vtt.models import Character, CharacterKind
+
+HX = {"HTTP_HX_REQUEST": "true"}
+ROLL = re.compile(r'<span class="roll">damage: ([^<]*) = <b>(-?\d+)</b></span>')
+
+# Per ruleset: the hero, their flat damage bonus and what it comes from, the enemy, its defences at 0.
+DUELS = {
+    "luck": ("Fighter", {}, "+ 1 (Sword)", "Goblin Skirmisher", {"armor": 0, "resist": 0, "abilities": []}),
+    "mist": ("Knight", {"attack": 10}, "+ 10 (Attack)", "Goblin", {"defense": 0, "evasion": 0}),
+    "paradigm": ("Knight", {"attack_bonus": 3}, "(Attack)", "Goblin", {"defense": 0}),
+}
+
+
+def _duel(gm, player, key: str) -> tuple[Battle, str, str]:
+    hero, hero_changes, _, enemy, enemy_changes = DUELS[key]
+    campaign = make_campaign(gm, ruleset=key, player=[player])
+    pc = Character.objects.create(
+        campaign=campaign,
+        name="Mira",
+        owner=player,
+        sheet=character_templates(campaign, "pc")[hero] | hero_changes,
+    )
+    foe = Character.objects.create(
+        campaign=campaign,
+        name="Grul",
+        kind=CharacterKind.MONSTER,
+        sheet=character_templates(campaign, "monster")[enemy] | enemy_changes | {"hp": 500},
+    )
+    battle_id = services.create_battle(campaign, gm, "Duel", 6, 4, ruleset=key, seed=11).battle_id
+    rows = key == "paradigm"
+    assert services.add_combatant(battle_id, gm, pc, **({"row": "front"} if rows else {"pos": [1, 1]})).ok
+    assert services.add_combatant(battle_id, gm, foe, **({"row": "front"} if rows else {"pos": [2, 1]})).ok
+    assert services.start_battle(battle_id, gm).ok
+    state = services.load_state(Battle.objects.get(pk=battle_id))
+    ids = {c.name: cid for cid, c in state.combatants.items()}
+    return Battle.objects.get(pk=battle_id), ids["Mira"], ids["Grul"]
+
+
+def _hit(as_user, gm, player, battle: Battle, mira: str, grul: str) -> tuple[int, str]:
+    """Mira attacks Grul from the player's page until a damage roll lands; its seq and the player's reply."""
+    for _ in range(60):
+        battle.refresh_from_db()
+        state = services.load_state(battle)
+        if state.pending is not None:  # a reaction window: the GM lets it go by its default
+            choice = state.pending.default
+            who, data = gm, {"kind": "answer", "decision": state.pending.id, "choice": choice}
+        elif state.current() is not None and state.current().id == mira:
+            option = next(
+                (
+                    o
+                    for o in legal_actions(state, mira)
+                    if o.available and grul in o.targets and o.kind in ("ability", "attack")
+                ),
+                None,
+            )
+            if option is None:
+                who, data = player, {"kind": "end_turn", "actor": mira}
+            else:
+                who = player
+                data = {
+                    "kind": option.kind,
+                    "actor": mira,
+                    "params": json.dumps(option.params),
+                    "target": grul,
+                }
+        else:
+            who, data = gm, {"kind": "gm.skip_turn"}
+        response = as_user(who).post(
+            reverse("battle_act", args=[battle.pk]), {**data, "expected_seq": str(battle.seq)}, **HX
+        )
+        assert response.status_code == 200, response.content.decode()[:400]
+        hit = (
+            BattleEvent.objects.filter(battle=battle, seq__gt=battle.seq, data__actor=mira)
+            .filter(data__has_key="rolls")
+            .order_by("seq")
+        )
+        for event in hit:
+            if any(r.get("purpose") == "damage" for r in event.data["rolls"]):
+                return event.seq, response.content.decode()
+    pytest.fail("Mira never rolled damage")
+
+
+def _entry(html: str, seq: int) -> str:
+    match = re.search(rf'<li class="entry[^"]*" data-seq="{seq}">(.*?)</li>', html, re.S)
+    assert match, f"no log entry {seq}"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("key", sorted(DUELS))
+def test_the_players_own_damage_roll_shows_the_gms_total_and_the_hp_lost(as_user, gm, player, key):
+    battle, mira, grul = _duel(gm, player, key)
+    hp_before = services.load_state(battle).combatants[grul].hp
+    seq, reply = _hit(as_user, gm, player, battle, mira, grul)
+    battle.refresh_from_db()
+    hp_lost = hp_before - services.load_state(battle).combatants[grul].hp
+    player_page = as_user(player).get(reverse("battle", args=[battle.pk])).content.decode()
+    gm_page = as_user(gm).get(reverse("battle", args=[battle.pk])).content.decode()
+    assert "Grul" in player_page and "4321" not in player_page
+    shown = {
+        "player's reply": ROLL.findall(_entry(reply, seq)),
+        "player's page": ROLL.findall(_entry(player_page, seq)),
+        "GM's page": ROLL.findall(_entry(gm_page, seq)),
+    }
+    assert shown["player's page"], shown
+    assert shown["player's reply"] == shown["player's page"] == shown["GM's page"], shown
+    total = sum(int(t) for _, t in shown["player's page"])
+    assert total == hp_lost, (shown, hp_lost)  # the enemy's defences are 0: it loses the roll's total
+    bonus = DUELS[key][2]
+    assert all(bonus in text for text, _ in shown["player's page"]), shown
