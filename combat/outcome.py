@@ -57,11 +57,16 @@ def _hurts(etype: str) -> bool:
 def outcome_text(
     events: list[tuple[str, dict[str, Any]]], names: dict[str, str], hidden: AbstractSet[str]
 ) -> str:
-    """One line for the actor: hit or miss, damage and healing with their full dice, statuses, who fell."""
+    """One line for the actor, built only from the events of that action as they ended: hit or miss, the
+    damage each target took after every reaction (none: "Grul takes no damage"), healing with its full
+    dice, statuses, who fell, and a question still open. Nothing is said of what a roll was expected to
+    do before the reactions resolved."""
     headline = ""
     parts: list[str] = []
     dice = ""
     fallback = ""
+    actor = next((d.get("actor") for _, d in events if isinstance(d, dict) and d.get("actor")), None)
+    waiting = ""
     for etype, data in events:
         d = data if isinstance(data, dict) else {}
         entry = describe(0, etype, d, names, hidden)
@@ -71,30 +76,51 @@ def outcome_text(
             headline = "Critical hit!"
         elif verdict == "miss" and not headline:
             headline = "Miss."
+        elif verdict == "hit" and not headline:
+            headline = "Hit!"
         if _hurts(etype):
             target: Any = d.get("target")  # JSON of the log: any type, looked up as is
             if not headline or headline == "Miss.":
                 headline = "Hit!"
-            # A hidden enemy's damage taken, next to the dice, would tell its armour: say only that it was hurt
-            # (the engine's filter_event has taken the amount out; ``hidden`` is the same decision).
+            name = names.get(target, "someone")
             amount = d.get("amount")
-            if target in hidden or not isinstance(amount, int):
-                part = f"{names.get(target, 'someone')} is hurt"
+            # A hidden enemy's damage taken, next to the dice, would tell its armour: say only whether it was
+            # hurt (the engine's filter_event has taken the amount out and left ``zero``).
+            if amount == 0 or (not isinstance(amount, int) and d.get("zero")):
+                part = f"{name} takes no damage"
+            elif target in hidden or not isinstance(amount, int):
+                part = f"{name} is hurt"
             else:
-                part = f"{amount} damage to {names.get(target, 'someone')}"
+                part = f"{amount} damage to {name}"
             parts.append(part + (f" — {dice}" if dice else ""))
             dice = ""
             if d.get("ko") and target not in hidden:
-                parts.append(f"{names.get(target, 'someone')} falls")
+                parts.append(f"{name} falls")
         elif etype == "healed":
             target = d.get("target")
-            amount = f" {d['amount']}" if isinstance(d.get("amount"), int) else ""
-            parts.append(f"{names.get(target, 'someone')} heals{amount}" + (f" — {dice}" if dice else ""))
+            amount = d.get("amount")
+            if amount == 0 or (not isinstance(amount, int) and d.get("zero")):
+                part = f"{names.get(target, 'someone')} gains no HP"
+            else:
+                part = f"{names.get(target, 'someone')} heals" + (
+                    f" {amount}" if isinstance(amount, int) else ""
+                )
+            parts.append(part + (f" — {dice}" if dice else ""))
             dice = ""
-        elif etype == "status.applied" or etype == "decision.opened":
+        elif etype == "status.applied":
             parts.append(entry["text"].rstrip("."))
-        elif etype not in QUIET and not fallback and entry["text"]:
-            fallback = entry["text"].rstrip(".")
+        elif etype == "decision.opened":
+            waiting = entry["text"].rstrip(".")
+        elif etype == "decision.answered":
+            waiting = ""  # what the answer did follows in its own events
+        elif etype not in QUIET and entry["text"]:
+            reaction = isinstance(d.get("actor"), str) and d.get("actor") != actor
+            if reaction:  # someone else's answer within the action: a parry, an interrupt
+                parts.append(entry["text"].rstrip("."))
+            elif not fallback:
+                fallback = entry["text"].rstrip(".")
+    if waiting:
+        parts.append(waiting)
     if not parts and headline != "Miss.":
         parts.append(fallback or "Done")
     body = "; ".join(parts)

@@ -16,7 +16,7 @@ Hidden HP (the ``hide_enemy_hp`` option) is decided here and nowhere else:
 those combatants only a coarse state (unhurt, wounded, bloodied, down) and a
 bar of that state's fixed width, and ``filter_event`` takes out of an event
 about them every number that could reveal HP or armour (damage taken, the
-rolled total beside it, defence and evasion, override amounts, status power
+rolled total beside it; what is left is only whether it was 0, ``zero``, as the coarse state tells, defence and evasion, override amounts, status power
 and duration, and the damage or healing dice the hidden side rolls on
 itself). Dice the viewer's side rolls stay visible (ENG-2). Every renderer
 (board, tracker, log, outcome lines, pushes) reads only this output.
@@ -303,6 +303,9 @@ def filter_event(
             ]
         elif (key in ATTACK_NUMBERS and not changes) or (key in SAFE_FIELDS and not _number(value)):
             out[key] = value
+    if changes and _number(data.get("amount")):
+        # Whether it changed anything at all is what the coarse state tells anyway: "takes no damage".
+        out["zero"] = data["amount"] == 0
     return out
 
 

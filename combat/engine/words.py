@@ -98,6 +98,8 @@ def damage_dealt(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> s
     amount = d.get("amount")
     detail = f" ({raw} rolled)" if isinstance(raw, int) and isinstance(amount, int) and raw != amount else ""
     ko = " and falls" if d.get("ko") and target not in hidden else ""
+    if amount == 0 or (not isinstance(amount, int) and d.get("zero")):
+        return f"{who(names, target)} takes no{kind} damage{detail}{hp_note(d, target, hidden)}."
     amount = f" {amount}" if isinstance(amount, int) else ""
     return f"{who(names, target)} takes{amount}{kind} damage{detail}{hp_note(d, target, hidden)}{ko}."
 
@@ -105,7 +107,7 @@ def damage_dealt(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> s
 def healed(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
     target = d.get("target")
     if not isinstance(d.get("amount"), int):
-        return f"{who(names, target)} is healed."
+        return f"{who(names, target)} gains no HP." if d.get("zero") else f"{who(names, target)} is healed."
     return f"{who(names, target)} heals {d['amount']}{hp_note(d, target, hidden)}."
 
 

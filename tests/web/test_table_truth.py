@@ -1,10 +1,13 @@
-"""A player sees their own roll exactly as the GM does: the whole expression, its bonuses and its total.
+"""What the table shows is what happened, through the web layer (the HTMX action and the battle page).
 
 Issue 23, point 1: the player's log dropped their own flat bonuses ("damage: 1d8 [5] = 5" where the
-GM's log and the HP lost said 6). Here a player hits an enemy through the web layer (the HTMX action
-and the battle page) in D20 Luck, Mist & Rampart and Paradigm Rows, with the enemy's HP hidden and its
-defences at 0, so the HP it loses is the roll's total: the player's own damage roll, the GM's and the
-HP lost must agree, and the roll must show each flat bonus with what it comes from.
+GM's log and the HP lost said 6). A player hits an enemy in D20 Luck, Mist & Rampart and Paradigm
+Rows, with the enemy's HP hidden and its defences at 0, so the HP it loses is the roll's total: the
+player's own damage roll, the GM's and the HP lost agree, and the roll shows each flat bonus with what
+it comes from.
+
+Point 3: an outcome line tells what the action's events did once every reaction resolved: a Luck hit
+parried down to 0 says the monster took no damage, never "is hurt".
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ DUELS = {
 }
 
 
-def _duel(gm, player, key: str) -> tuple[Battle, str, str]:
+def _duel(gm, player, key: str, **enemy_extra) -> tuple[Battle, str, str]:
     hero, hero_changes, _, enemy, enemy_changes = DUELS[key]
+    enemy_changes = enemy_changes | enemy_extra
     campaign = make_campaign(gm, ruleset=key, player=[player])
     pc = Character.objects.create(
         campaign=campaign,
@@ -58,14 +62,16 @@ def _duel(gm, player, key: str) -> tuple[Battle, str, str]:
     return Battle.objects.get(pk=battle_id), ids["Mira"], ids["Grul"]
 
 
-def _hit(as_user, gm, player, battle: Battle, mira: str, grul: str) -> tuple[int, str]:
-    """Mira attacks Grul from the player's page until a damage roll lands; its seq and the player's reply."""
-    for _ in range(60):
+def _play(
+    as_user, gm, player, battle: Battle, mira: str, grul: str, until, steps: int = 80
+) -> tuple[int, str]:
+    """Mira attacks Grul from the player's page (the GM skips Grul's turns and lets reactions go by their
+    default) until ``until(event)`` holds for an event of Mira's action; that event's seq and the reply."""
+    for _ in range(steps):
         battle.refresh_from_db()
         state = services.load_state(battle)
-        if state.pending is not None:  # a reaction window: the GM lets it go by its default
-            choice = state.pending.default
-            who, data = gm, {"kind": "answer", "decision": state.pending.id, "choice": choice}
+        if state.pending is not None:
+            who, data = gm, {"kind": "answer", "decision": state.pending.id, "choice": state.pending.default}
         elif state.current() is not None and state.current().id == mira:
             option = next(
                 (
@@ -91,15 +97,20 @@ def _hit(as_user, gm, player, battle: Battle, mira: str, grul: str) -> tuple[int
             reverse("battle_act", args=[battle.pk]), {**data, "expected_seq": str(battle.seq)}, **HX
         )
         assert response.status_code == 200, response.content.decode()[:400]
-        hit = (
-            BattleEvent.objects.filter(battle=battle, seq__gt=battle.seq, data__actor=mira)
-            .filter(data__has_key="rolls")
-            .order_by("seq")
-        )
-        for event in hit:
-            if any(r.get("purpose") == "damage" for r in event.data["rolls"]):
+        for event in BattleEvent.objects.filter(battle=battle, seq__gt=battle.seq).order_by("seq"):
+            if until(event):
                 return event.seq, response.content.decode()
-    pytest.fail("Mira never rolled damage")
+    pytest.fail("it never happened")
+
+
+def _hit(as_user, gm, player, battle: Battle, mira: str, grul: str) -> tuple[int, str]:
+    """Mira attacks Grul until a damage roll of hers lands."""
+
+    def rolled_damage(event) -> bool:
+        rolls = event.data.get("rolls") or []
+        return event.data.get("actor") == mira and any(r.get("purpose") == "damage" for r in rolls)
+
+    return _play(as_user, gm, player, battle, mira, grul, rolled_damage)
 
 
 def _entry(html: str, seq: int) -> str:
@@ -129,3 +140,27 @@ def test_the_players_own_damage_roll_shows_the_gms_total_and_the_hp_lost(as_user
     assert total == hp_lost, (shown, hp_lost)  # the enemy's defences are 0: it loses the roll's total
     bonus = DUELS[key][2]
     assert all(bonus in text for text, _ in shown["player's page"]), shown
+
+
+def _outcome(html: str) -> str:
+    match = re.search(r'<p class="msg ok outcome"[^>]*>(.*?)</p>', html, re.S)
+    assert match, html[:300]
+    return match.group(1)
+
+
+def test_a_luck_hit_parried_to_0_says_the_monster_took_no_damage(as_user, gm, player):
+    # Grul parries (his reaction, as an NPC's, is automatic); his armour makes a 0 likely.
+    battle, mira, grul = _duel(gm, player, "luck", abilities=["parry"], armor=2)
+
+    def parried_to_0(event) -> bool:
+        d = event.data
+        return (
+            event.type == "damage.dealt" and d.get("target") == grul and d["amount"] == 0 and d["reduced"] > 0
+        )
+
+    seq, reply = _play(as_user, gm, player, battle, mira, grul, parried_to_0, steps=300)
+    line = _outcome(reply)
+    assert "is hurt" not in line and "Grul takes no damage" in line, line
+    assert "Grul interrupts Mira with Parry" in line, line
+    player_page = as_user(player).get(reverse("battle", args=[battle.pk])).content.decode()
+    assert "Grul takes no physical damage." in _entry(player_page, seq)
