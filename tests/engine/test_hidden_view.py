@@ -127,7 +127,13 @@ def test_the_filter_speaks_every_rulesets_field_names():
         "rolled": 5,
         "rolls": [{"expr": "1d8", "faces": [5], "total": 5, "purpose": "healing"}],
     }
-    assert filter_event("healed", self_heal, hidden) == {"actor": "e1", "target": "e1", "rolls": []}
+    # Only whether it changed anything is left (the coarse state tells as much).
+    assert filter_event("healed", self_heal, hidden) == {
+        "actor": "e1",
+        "target": "e1",
+        "rolls": [],
+        "zero": False,
+    }
     status = {"combatant": "e1", "status": "slow", "power": 4, "duration": 3, "value": 9, "defense": 2}
     assert filter_event("status.applied", status, hidden) == {"combatant": "e1", "status": "slow"}
     assert filter_event("hp.set", {"combatant": "e1", "hp": 57, "by": "gm"}, hidden) == {
