@@ -102,10 +102,14 @@ class Ctx:
         trigger: str = "",
         resume: dict[str, Any] | None = None,
         gm_only: bool = False,
+        about: str = "",
     ) -> None:
         """Pause for a reaction window (ENG-6); GM-run NPCs answer at once with ``default`` when auto.
 
-        ``gm_only``: a prompt about ``combatant`` that only the GM answers (never automatic).
+        ``prompt`` is put to the one who answers, in words about the choice ("Switch job before your
+        turn?"); ``about`` tells everyone else what is being decided ("whether to switch job": the log
+        says "Mira decides whether to switch job."). ``gm_only``: a prompt about ``combatant`` that only
+        the GM answers (never automatic).
         """
         c = self.state.combatants[combatant]
         controller = None if gm_only else c.controller
@@ -119,6 +123,7 @@ class Ctx:
             trigger,
             resume or {},
             gm_only,
+            about,
         )
         self.emit("decision.opened", decision=decision.to_dict())
         if (
@@ -138,8 +143,14 @@ class Ctx:
         """
         pending = self.state.pending
         assert pending is not None and pending.id == decision_id
+        label = next((o.get("label", "") for o in pending.options if o.get("key") == choice), "")
         self.emit(
-            "decision.answered", decision=decision_id, combatant=pending.combatant, choice=choice, by=by
+            "decision.answered",
+            decision=decision_id,
+            combatant=pending.combatant,
+            choice=choice,
+            by=by,
+            **({"label": label} if label else {}),
         )
         self._depth += 1
         if self._depth > 50:

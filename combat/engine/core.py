@@ -163,7 +163,7 @@ def _check_turn(state: BattleState, action: Action) -> Refusal | None:
     if state.pending is not None:
         who = state.combatants.get(state.pending.combatant)
         return Refusal(
-            f"Waiting for {who.name if who else 'a reaction'} to answer: {state.pending.prompt}",
+            f"Waiting for {who.name if who else 'someone'} to answer first.",
             RefusalCode.WAITING,
         )
     current = state.current()

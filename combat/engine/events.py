@@ -261,6 +261,7 @@ class DecisionAnswered(Recorded, total=False):
     choice: Required[str]
     combatant: Required[str]
     decision: Required[str]
+    label: str  # the chosen option in words
 
 
 class DecisionOpened(Recorded, total=False):

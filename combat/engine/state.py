@@ -165,6 +165,8 @@ class Decision:
     choice; ``resume`` is the ruleset's private continuation (JSON) used to
     finish the paused action once answered. Players do not see ``resume``.
     ``gm_only`` prompts (a roll the GM rules on) are answered by the GM alone.
+    ``prompt`` is the question put to the one who answers ("Switch job before your turn?"); ``about``
+    says what is being decided to everyone else, after the name ("decides whether to switch job").
     """
 
     id: str
@@ -176,6 +178,7 @@ class Decision:
     trigger: str = ""
     resume: dict[str, Any] = field(default_factory=dict)
     gm_only: bool = False
+    about: str = ""
 
     def choice_keys(self) -> list[str]:
         return [o["key"] for o in self.options]
@@ -191,6 +194,7 @@ class Decision:
             "trigger": self.trigger,
             "resume": copy_json(self.resume),
             "gm_only": self.gm_only,
+            "about": self.about,
         }
 
     @classmethod
@@ -205,6 +209,7 @@ class Decision:
             d.get("trigger", ""),
             copy_json(d.get("resume") or {}),
             bool(d.get("gm_only", False)),
+            str(d.get("about", "")),
         )
 
 

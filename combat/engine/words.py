@@ -9,8 +9,8 @@ keeps the event out of the log. Each event type's sentence is registered
 with its fields: the generic ones in ``events.GENERIC_EVENTS`` (below), a
 ruleset's own in its package's ``events.py``. ``log.describe`` picks it.
 
->>> who({"c1": "Ash"}, "c1"), spoken("black_mage"), square([0, 2])
-('Ash', 'black mage', '(1, 3)')
+>>> who({"c1": "Ash"}, "c1"), spoken("black_mage"), square([2, 0])
+('Ash', 'black mage', 'C1')
 """
 
 from __future__ import annotations
@@ -34,10 +34,23 @@ def who(names: Names, cid: Any) -> str:
     return "someone"
 
 
+COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def square_name(x: int, y: int) -> str:
+    """The name of a square as the board labels it: column letters, row number ("C4", "AB12")."""
+    letters = ""
+    n = x + 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        letters = COLUMNS[r] + letters
+    return f"{letters}{y + 1}"
+
+
 def square(pos: Any) -> str:
-    """A square as players count them, from 1: ``[0, 2]`` -> ``"(1, 3)"``."""
-    if isinstance(pos, list | tuple) and len(pos) == 2:
-        return f"({pos[0] + 1}, {pos[1] + 1})"
+    """A square as the board labels it: ``[2, 0]`` -> ``"C1"`` ("" for what is not a square)."""
+    if isinstance(pos, list | tuple) and len(pos) == 2 and all(isinstance(v, int) for v in pos):
+        return square_name(pos[0], pos[1])
     return ""
 
 
@@ -204,18 +217,17 @@ def status_removed(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) ->
 
 def decision_opened(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
     dec: dict[str, Any] = d["decision"] if isinstance(d.get("decision"), dict) else {}
-    trigger = dec.get("trigger") or ""
-    # The prompt itself is for its addressee and the GM only (view_for); the log just says who decides.
-    return (
-        f"Waiting for {who(names, dec.get('combatant'))}'s reaction"
-        + (f" to {trigger}" if trigger else "")
-        + "."
-    )
+    # The question itself is for its addressee and the GM only (view_for); the log says who decides what.
+    about = dec.get("about") or ""
+    if about:
+        return f"{who(names, dec.get('combatant'))} decides {about}."
+    return f"{who(names, dec.get('combatant'))} has a choice to make."
 
 
 def decision_answered(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
-    by = {"gm": " (answered by the GM)", "policy": " (automatic)"}.get(str(d.get("by")), "")
-    return f"{who(names, d.get('combatant'))} chooses {spoken(d.get('choice')) or '?'}{by}."
+    by = {"gm": " (the GM answers)", "policy": ""}.get(str(d.get("by")), "")
+    label = d.get("label") if isinstance(d.get("label"), str) and d.get("label") else spoken(d.get("choice"))
+    return f"{who(names, d.get('combatant'))} chooses: {label or 'an answer'}{by}."
 
 
 def battle_ended(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:

@@ -39,6 +39,7 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
     else:
         current_name = current.name if current else ""
     return {
+        "waiting": _waiting(state, current_name, user_id, is_gm, unseen),
         "acting": acting,
         "acting_mine": acting is not None and acting.controller == user_id,
         "options": options,
@@ -58,8 +59,23 @@ def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:
         "phase": ctx["phase"],
         "has_combatant": ctx["has_combatant"],
         "current_name": ctx["current_name"],
+        "waiting": ctx["waiting"],
         "is_gm": False,
     }
+
+
+def _waiting(
+    state: BattleState, current_name: str, user_id: str | None, is_gm: bool, unseen: frozenset[str]
+) -> str:
+    """What the panel says while this viewer has nothing to do: whose choice or whose turn it is."""
+    pending = state.pending
+    if pending is not None:
+        if is_gm or (not pending.gm_only and pending.controller == user_id):
+            return "Choose your answer above first."
+        who = state.combatants.get(pending.combatant)
+        name = who.name if who is not None and who.id not in unseen else "someone"
+        return f"Waiting for {name} to choose."
+    return f"Waiting for {current_name}'s turn." if current_name else "Waiting."
 
 
 def options_for(

@@ -10,21 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.engine.words import square_name
 from combat.presenters.render import TOKEN, TRACKER_ROW, fragment
 from combat.table import Table
-
-COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def square_name(x: int, y: int) -> str:
-    """The name of a square as players say it: column letters, row number ("C4", "AB12")."""
-    letters = ""
-    n = x + 1
-    while n:
-        n, r = divmod(n - 1, 26)
-        letters = COLUMNS[r] + letters
-    return f"{letters}{y + 1}"
-
 
 HEALTH_WORDS = {
     "unhurt": "unhurt",

@@ -16,7 +16,6 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
     order = [by_id[cid] for cid in state.order if cid in by_id]
     waiting = [t for t in tokens if t["id"] not in state.order]
     current = state.current()
-    pending = state.pending
     at_table = {t["controller"] for t in tokens if t["controller"]}
     at_table |= {uid for uid, (role, _) in table.members.items() if role == Role.GM}
     return {
@@ -24,7 +23,16 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
         "current": by_id.get(current.id) if current else None,
         # What a non-addressee may know of a reaction window: who decides and why, not the question.
         "pending": table.class_view(vclass).get("pending"),
-        "pending_for": table.name_of(pending.controller) if pending else "",
+        "pending_for": _chooser(table, vclass),
         "result": state.result,
         "presence_users": [(uid, table.name_of(uid)) for uid in sorted(at_table)],
     }
+
+
+def _chooser(table: Table, vclass: str) -> str:
+    """Who must choose, as this class may know them: the combatant's name (else "someone")."""
+    pending = table.class_view(vclass).get("pending")
+    if not pending:
+        return ""
+    c = table.state.combatants.get(pending.get("combatant") or "")
+    return c.name if c is not None else "someone"

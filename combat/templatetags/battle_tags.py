@@ -16,6 +16,8 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 
+from combat.engine.words import square_name
+
 register = template.Library()
 
 
@@ -87,9 +89,8 @@ def resource_name(name: str) -> str:
 
 @register.filter
 def square_label(square: list[int] | tuple[int, int]) -> str:
-    """Squares are 0-based in the engine; people count from 1."""
-    x, y = square[0], square[1]
-    return f"column {x + 1}, row {y + 1}"
+    """A square as the board labels it ("C1"); the engine counts from 0."""
+    return square_name(square[0], square[1])
 
 
 @register.filter

@@ -164,3 +164,55 @@ def test_a_luck_hit_parried_to_0_says_the_monster_took_no_damage(as_user, gm, pl
     assert "Grul interrupts Mira with Parry" in line, line
     player_page = as_user(player).get(reverse("battle", args=[battle.pk])).content.decode()
     assert "Grul takes no physical damage." in _entry(player_page, seq)
+
+
+def _until_mira_is_asked(as_user, gm, battle: Battle, mira: str) -> None:
+    for _ in range(40):
+        battle.refresh_from_db()
+        state = services.load_state(battle)
+        if state.pending is not None and state.pending.combatant == mira:
+            return
+        data = (
+            {"kind": "answer", "decision": state.pending.id, "choice": state.pending.default}
+            if state.pending is not None
+            else {"kind": "gm.skip_turn"}
+        )
+        response = as_user(gm).post(
+            reverse("battle_act", args=[battle.pk]), {**data, "expected_seq": str(battle.seq)}, **HX
+        )
+        assert response.status_code == 200
+    pytest.fail("Mira was never asked")
+
+
+def test_the_paradigm_job_switch_is_asked_of_mira_about_the_choice(as_user, gm, player):
+    """Point 4: Mira's own Paradigm Phase asks her "Switch job before your turn?"; nobody tells her that
+    Mira may react, nor that she waits for her own turn."""
+    battle, mira, _ = _duel(gm, player, "paradigm")
+    _until_mira_is_asked(as_user, gm, battle, mira)
+    page = as_user(player).get(reverse("battle", args=[battle.pk])).content.decode()
+    prompt = re.search(r'<section id="prompt".*?</section>', page, re.S).group(0)
+    assert re.search(r'<h2 id="prompt-title">Switch job before your turn\?</h2>', prompt), prompt
+    assert "Paradigm Phase" in prompt and "Keep Knight" in prompt
+    assert "may react" not in page and "Waiting: Mira" not in page and "Mira's turn" not in page
+    actions = re.search(r'<section id="actions".*?</section>', page, re.S).group(0)
+    assert "Choose your answer above first." in actions, actions
+    assert "Mira decides whether to switch job." in page
+    gm_page = as_user(gm).get(reverse("battle", args=[battle.pk])).content.decode()
+    gm_prompt = re.search(r'<section id="prompt".*?</section>', gm_page, re.S).group(0)
+    assert "Answer for Mira: Paradigm Phase" in gm_prompt and "Switch job before your turn?" in gm_prompt
+    # Her answer is told in the words of the option she chose.
+    battle.refresh_from_db()
+    state = services.load_state(battle)
+    response = as_user(player).post(
+        reverse("battle_act", args=[battle.pk]),
+        {
+            "kind": "answer",
+            "actor": mira,
+            "decision": state.pending.id,
+            "choice": "keep",
+            "expected_seq": str(battle.seq),
+        },
+        **HX,
+    )
+    assert response.status_code == 200
+    assert "Mira chooses: Keep Knight." in response.content.decode()

@@ -143,8 +143,8 @@ class CarryOver:
     """One rule of the end-of-battle summary: what a battle leaves on a character, or what starts afresh.
 
     ``label``: what it is about, in a player's words. ``carries``: the battle's value goes to the sheet
-    (True) or the next battle starts afresh (False). ``why``: the source's own sentence in quotes, or
-    "House rule: ..." where the source is silent. ``field``: the sheet field written back ("" for none).
+    (True) or the next battle starts afresh (False). ``why``: the rule in game terms, as a player reads
+    it (no rule IDs, no talk of where the rule comes from). ``field``: the sheet field written back ("" for none).
     """
 
     label: str
@@ -156,14 +156,12 @@ class CarryOver:
 HP_RESTORED = CarryOver(
     "HP",
     False,
-    "House rule (the source says nothing about healing between battles): "
-    "every battle starts at the sheet's Max HP.",
+    "Every battle starts at full HP: the sheet's Max HP.",
 )
 STATUSES_END = CarryOver(
     "Statuses",
     False,
-    "House rule (the source times statuses within a battle only): "
-    "statuses still on when the battle ends are gone.",
+    "Statuses still on when the battle ends are gone.",
 )
 
 

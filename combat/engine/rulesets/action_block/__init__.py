@@ -105,8 +105,7 @@ class ActionBlock(Ruleset):
         CarryOver(
             "Speed and Strength Points",
             False,
-            'The source: "Each character starts battle with their '
-            '[Current Speed Points] and [Current Strength Points] restored."',
+            "Every battle starts with Speed and Strength Points back to full.",
         ),
         HP_RESTORED,
         STATUSES_END,

@@ -124,11 +124,12 @@ def run_targets(ctx: Ctx, job: dict[str, Any]) -> None:
             ]
             ctx.open_decision(
                 t.id,
-                f"{actor.name} is about to {what} {t.name}. Dodge? (BLOCK-DEF-1)",
+                f"{actor.name} is about to {what} {t.name}. Dodge?",
                 options,
                 default="dodge" if active > passive else "none",
-                trigger=f"{actor.name}: {what}",
+                trigger=f"{actor.name}'s {what}",
                 resume={**job, "step": "dodge"},
+                about=f"whether to dodge {actor.name}'s {what}",
             )
             return
         if roll_hit(ctx, job, dodged=False):
@@ -188,11 +189,12 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
         ctx.open_decision(
             t.id,
             f"{actor.name}'s {w['name']} hits {t.name}{' (critical)' if crit else ''}. "
-            f"Block before the damage roll? (BLOCK-DEF-2)",
+            f"Block before the damage roll?",
             options + [{"key": "none", "label": "No block"}],
             default="none",
-            trigger=f"{actor.name}: {w['name']}",
+            trigger=f"{actor.name}'s {w['name']}",
             resume={**job, "step": "block"},
+            about=f"whether to block {actor.name}'s {w['name']}",
         )
         return True
     return roll_damage(ctx, job)
@@ -276,10 +278,11 @@ def deal(ctx: Ctx, actor: Combatant, t: Combatant, amount: int, job: dict[str, A
         ctx.open_decision(
             t.id,
             f"{t.name}'s HP fell to {hp}, below Ghost Power {gp}. Insanity Roll: {r.total}. "
-            f"GM: rule on it (BLOCK-INS-1).",
+            f"Does {t.name} go insane?",
             [{"key": "steady", "label": "No effect"}, {"key": "insane", "label": "Insane"}],
             default="steady",
-            trigger=f"{actor.name}: damage",
+            trigger=f"{actor.name}'s damage",
+            about=f"whether {t.name} goes insane",
             gm_only=True,
             resume={**job, "step": "insanity", "roll": r.total},
         )
@@ -427,7 +430,7 @@ def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
             job["at"] = idx
             ctx.open_decision(
                 o.id,
-                f"{mover.name} is moving within {o.name}'s Melee Range. Obstruct Movement? (BLOCK-MOVE-1)",
+                f"{mover.name} is moving within {o.name}'s Melee Range. Obstruct Movement?",
                 [
                     {
                         "key": "obstruct",

@@ -28,8 +28,7 @@ OPTIONS = (
         "Insanity Roll on every hit below Ghost Power",
         "bool",
         default=True,
-        help="On: each time HP is reduced while below Ghost Power, as the source reads. Off: only when HP "
-        "first drops below it.",
+        help="On: each time HP is reduced while below Ghost Power. Off: only when HP first drops below it.",
     ),
 )
 SHEET = SheetSchema(

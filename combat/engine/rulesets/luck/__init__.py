@@ -82,15 +82,13 @@ class Luck(Ruleset):
         CarryOver(
             "Items",
             True,
-            "House rule (the source does not speak of items between battles): the sheet "
-            "lists an item once per use, so an item used in battle is gone from the sheet.",
+            "An item used in battle is used up: the sheet keeps only what is left.",
             "items",
         ),
         CarryOver(
             "Statuses",
             False,
-            'The source: "Each Status Effect will have a duration, after which they will '
-            'expire on their own." House rule: what is left of them ends with the battle.',
+            "A status lasts its duration within a battle; what is left of it ends with the battle.",
         ),
     )
 

@@ -218,11 +218,12 @@ def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
             resume = {**job, "target": t.id, "raw": raw, "kind": kind}
             ctx.open_decision(
                 t.id,
-                f"{actor.name}'s {a['name']} is about to hit {t.name} for {raw} before defenses.",
+                f"{actor.name}'s {a['name']} is about to hit {t.name} for {raw} before armor. Interrupt it?",
                 options,
                 default=reactions[0][0],
-                trigger=f"{actor.name}: {a['name']}",
+                trigger=f"{actor.name}'s {a['name']}",
                 resume=resume,
+                about=f"whether to interrupt {actor.name}'s {a['name']}",
             )
             return True
     _deal(ctx, actor, t, raw, kind, reduced=0, used=used_in(job))

@@ -131,9 +131,7 @@ def luck_rolled(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> st
         str(d.get("outcome")), "rolled"
     )
     if d.get("auto"):
-        return (
-            f"{who(names, d.get('actor'))} reaches {who(names, d.get('target'))}: {outcome}, no roll needed."
-        )
+        return ""  # a friendly target needs no roll: the heal or status that follows says what happened
     total = f"{d['total']}, " if isinstance(d.get("total"), int) else ""
     return f"Luck roll against {who(names, d.get('target'))}: {total}{outcome}."
 

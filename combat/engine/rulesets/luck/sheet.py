@@ -48,7 +48,7 @@ OPTIONS = (
         default="down",
         choices=("down", "up"),
         labels=("Rounded down (5 squares halved: 2)", "Rounded up (5 squares halved: 3)"),
-        help="The source halves movement under Slow without saying how to round an odd number of squares.",
+        help="Slow halves movement: how to round an odd number of squares.",
     ),
 )
 SHEET = SheetSchema(

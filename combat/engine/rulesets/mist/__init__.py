@@ -83,13 +83,10 @@ class Mist(Ruleset):
         CarryOver(
             "LP",
             True,
-            'The source: "If a character\'s LP reaches 0, they are Dead." It gives no way to '
-            "win LP back: LP lost stays lost until the GM changes the sheet.",
+            "A character whose LP reaches 0 is dead. LP lost stays lost until the GM changes the sheet.",
             "lp_lost",
         ),
-        CarryOver(
-            "MP", False, 'The source: "Under normal circumstances, a character will begin combat with 0 MP."'
-        ),
+        CarryOver("MP", False, "Every battle starts at 0 MP."),
         HP_RESTORED,
         STATUSES_END,
     )

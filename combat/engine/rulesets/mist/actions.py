@@ -33,6 +33,7 @@ from combat.engine.rulesets.mist.rules import (
     terrain,
     turn_flags,
 )
+from combat.engine.words import square
 
 if TYPE_CHECKING:
     from combat.engine.actions import Action
@@ -178,11 +179,12 @@ def walk(ctx: Ctx, mover_id: str, path: list[list[int]], done: list[str], spend:
         }
         ctx.open_decision(
             hid,
-            f"{mover.name} is leaving {holder.name}'s rampart at {at}. Rampart attack?",
+            f"{mover.name} is leaving your rampart at {square(at)}. Attack {mover.name}?",
             options,
             options[0]["key"],
-            trigger=f"{mover.name} moves through Rampart {rampart_range(holder)}",
+            trigger=f"{mover.name} leaves {holder.name}'s rampart",
             resume=resume,
+            about=f"whether to attack {mover.name} leaving the rampart",
         )
         return
     _step(ctx, mover, path, spend)
@@ -530,7 +532,14 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     if n:
         on = bool(c.extra.get("rampart_on"))
         opts.append(
-            ActionOption("rampart", f"Rampart {n}: turn {'off' if on else 'on'}", {}, params={"on": not on})
+            ActionOption(
+                "rampart",
+                "Lower your rampart"
+                if on
+                else f"Raise a rampart ({n} square{'s' if n != 1 else ''} around you)",
+                {},
+                params={"on": not on},
+            )
         )
     defs = definitions(state, "abilities")
     for key in c.sheet.get("abilities", []):

@@ -30,7 +30,7 @@ ABILITY_SCHEMA = SheetSchema(
             "Action type",
             "choice",
             choices=ACTION_TYPES,
-            help="MIST-TYPE-1..5: move, simple, static (once a turn), chain (repeatable), finisher (ends the turn).",
+            help="Move, simple, static (once a turn), chain (repeatable), finisher (ends the turn).",
         ),
         Field(
             "cost",
@@ -97,7 +97,7 @@ ABILITY_SCHEMA = SheetSchema(
             required=False,
             default="none",
             choices=("none", "res", "spi"),
-            help="MIST-SAVE-1: 1d100 + the target's RES or SPI; none = no saving throw (MIST-SAVE-2).",
+            help="1d100 + the target's RES or SPI; none: no saving throw.",
         ),
         Field(
             "save_against",
@@ -138,7 +138,7 @@ STATUS_SCHEMA = SheetSchema(
             default=0,
             min=-100,
             max=100,
-            help="MIST-INIT-1: spell effects on the initiative bonus.",
+            help="Spell effects on the initiative bonus.",
         ),
         Field("description", "Description", "str", required=False, default="", max_length=300),
     )

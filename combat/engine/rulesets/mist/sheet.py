@@ -45,7 +45,7 @@ OPTIONS = (
         default="able",
         choices=("able", "living"),
         labels=("Those able to act (the knocked out sit the round out)", "Everyone still alive"),
-        help="The source does not say whether a knocked-out combatant rolls initiative.",
+        help="Whether a knocked-out combatant still rolls initiative.",
     ),
     Field(
         "rampart_attacks",

@@ -82,8 +82,8 @@ class Paradigm(Ruleset):
         CarryOver(
             "Anima",
             True,
-            "House rule (the source does not say whether spent Anima comes back): what is "
-            'left carries to the next battle, unless the house rule "Anima after a battle" restores it.',
+            "Anima left at the end of a battle carries to the next one, unless the house rule "
+            '"Anima after a battle" brings it back to the sheet\'s Anima.',
             "anima",
         ),
         HP_RESTORED,

@@ -47,7 +47,7 @@ ABILITY_SCHEMA = SheetSchema(
         Field("cost", "AP cost", "int", required=False, default=1, min=0, max=3),
         Field("dice", "Dice", "str", required=False, default="", max_length=40),
         Field("bonus", "Bonus added to the dice", "int", required=False, default=0, min=-99, max=99),
-        Field("melee", "Melee (PARA-MELEE-1: enemy front row only)", "bool", required=False, default=False),
+        Field("melee", "Melee (enemy front row only)", "bool", required=False, default=False),
         Field("status", "Status applied", "str", required=False, default="", max_length=40),
         Field("duration", "Status duration (Effect Phases)", "int", required=False, default=2, min=1, max=20),
         Field(
@@ -57,7 +57,7 @@ ABILITY_SCHEMA = SheetSchema(
             required=False,
             default="now",
             choices=TIMINGS,
-            help="now, or in the next Effect Phase (PARA-EFF-1), like a Priest's Prayer.",
+            help="now, or in the next Effect Phase, like a Priest's Prayer.",
         ),
         Field("description", "Description", "str", required=False, default="", max_length=300),
     )
@@ -116,7 +116,7 @@ EIDOLON_SCHEMA = SheetSchema(
         Field("magic", "Magic bonus", "int", required=False, default=0, min=-99, max=99),
         Field("defense", "DEF", "int", required=False, default=0, min=0, max=999),
         Field("magic_defense", "MDEF", "int", required=False, default=0, min=0, max=999),
-        Field("abilities", "Listed abilities (PARA-EID-5)", "list", required=False, default=[]),
+        Field("abilities", "Listed abilities", "list", required=False, default=[]),
     )
 )
 

@@ -144,7 +144,7 @@ def advance(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> boo
         rest = [{"step": "advance", "side": s} for s in candidates[i + 1 :]] + agenda
         ctx.open_decision(
             leader.id,
-            f"The {onto} side has no one in its front row. Should {names[side]} advance?",
+            f"No one is left in the {onto} side's front row. Advance {names[side]} into it?",
             [
                 {"key": "advance", "label": "Advance: they all count as front row"},
                 {"key": "stay", "label": "Do not advance"},
@@ -152,6 +152,7 @@ def advance(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> boo
             "advance",
             trigger="Effect Phase",
             resume={"phase": "advance", "side": side, "onto": onto, "agenda": rest},
+            about=f"whether {names[side]} advance",
         )
         return True
     return False
@@ -190,11 +191,12 @@ def paradigm(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bo
         rest = [{"step": "paradigm", "queue": queue[i + 1 :]}] + agenda
         ctx.open_decision(
             cid,
-            f"Paradigm Phase: {c.name} may switch jobs.",
+            "Switch job before your turn?",
             options,
             "keep",
             trigger="Paradigm Phase",
             resume={"phase": "job", "agenda": rest},
+            about="whether to switch job",
         )
         return True
     return False

@@ -34,7 +34,7 @@ OPTIONS = (
         default="carry",
         choices=("carry", "restore"),
         labels=("What is left carries to the next battle", "Back to the sheet's Anima"),
-        help="The source does not say whether Anima spent in a battle comes back.",
+        help="Whether Anima spent in a battle comes back afterwards.",
     ),
 )
 SHEET = SheetSchema(
