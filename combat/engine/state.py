@@ -184,7 +184,7 @@ class Decision:
         return [o["key"] for o in self.options]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "id": self.id,
             "combatant": self.combatant,
             "controller": self.controller,
@@ -194,8 +194,10 @@ class Decision:
             "trigger": self.trigger,
             "resume": copy_json(self.resume),
             "gm_only": self.gm_only,
-            "about": self.about,
         }
+        if self.about:  # stored only when said: snapshots written before keep their shape
+            d["about"] = self.about
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Decision:

@@ -289,7 +289,7 @@
       pf.querySelector("input[name=combatant]").value = mode.cid;
       pf.querySelector("input[name=square]").value = sq[0] + "," + sq[1];
       if (mode.kind === "setup.place") { submit(pf); } else {
-        confirmThen("Move " + mode.name + " to column " + (sq[0] + 1) + ", row " + (sq[1] + 1) + "?", pf);
+        confirmThen("Move " + mode.name + " to " + squareName(sq) + "?", pf);
       }
       return;
     }
@@ -310,7 +310,14 @@
     var area = hasKeys(opt.areas);
     if (area) { drawArea(sq); }
     var steps = area ? 0 : drawPath(sq);
-    confirmThen(mode.label + " to column " + (sq[0] + 1) + ", row " + (sq[1] + 1) + (steps ? " (" + steps + " squares)" : "") + "?", form);
+    confirmThen(mode.label + " to " + squareName(sq) + (steps ? " (" + steps + " squares)" : "") + "?", form);
+  }
+
+  // A square as the board labels it: column letters, row number ("C1"), like the engine's words.square.
+  function squareName(sq) {
+    var letters = "", n = sq[0] + 1, r;
+    while (n) { r = (n - 1) % 26; letters = String.fromCharCode(65 + r) + letters; n = Math.floor((n - 1) / 26); }
+    return letters + (sq[1] + 1);
   }
 
   root.addEventListener("click", function (e) {

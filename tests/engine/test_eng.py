@@ -215,7 +215,12 @@ def test_legal_actions_list_cost_targets_squares_and_greyed_reasons():
     assert opts["Bow"].targets == [o] and opts["Bow"].params == {"weapon": "bow"}
     assert (opts["Sword"].available, opts["Sword"].reason) == (False, "No target in range.")
     assert (opts["Recover"].available, opts["Recover"].reason) == (False, "No status to recover from.")
-    assert opts["Mend"].targets == [a]
+    # a heal at full HP would do nothing: offered greyed, with why
+    assert (opts["Mend"].available, opts["Mend"].reason, opts["Mend"].targets) == (
+        False,
+        "Everyone in reach is at full HP.",
+        [],
+    )
     assert [2, 0] in opts["Flame Burst"].squares and opts["Flame Burst"].cost == {"actions": 2}
     assert "Parry" not in opts and opts["End turn"].available
     assert isinstance(opts["Bow"], ActionOption) and opts["Bow"].to_dict()["targets"] == [o]

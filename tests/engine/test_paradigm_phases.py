@@ -104,7 +104,10 @@ def test_paradigm_phase_switches_jobs_keeping_statuses():
     }
     b.act("end_turn", a)
     b.act("end_turn", o)
-    assert b.state.pending.prompt == "Paradigm Phase: Ash may switch jobs."
+    assert (b.state.pending.prompt, b.state.pending.about) == (
+        "Switch job before your turn?",
+        "whether to switch job",
+    )
     ev = b.act("answer", a, choice="job:black_mage")
     assert next(e for e in ev if e.type == "job.switched").data["previous"] == "knight"
     assert {x.params["ability"] for x in legal_actions(b.state, a) if x.kind == "ability"} == {

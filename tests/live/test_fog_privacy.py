@@ -58,7 +58,7 @@ def _script(battle, users, clients) -> dict[str, list[str]]:
     assert state.pending is not None  # Bram's player may parry: the prompt names no one in the fog
     for name in ("other_player", "observer"):
         got[name].append(clients[name].get(f"/battles/{battle.pk}/").content.decode())
-    assert "may react" in got["other_player"][-1] and "someone unseen" in got["other_player"][-1]
+    assert 'id="prompt-title"' in got["other_player"][-1] and "someone unseen" in got["other_player"][-1]
     battle.refresh_from_db()
     answer = services.submit_action(
         battle.pk,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from combat import services
@@ -222,10 +224,12 @@ def test_a_reaction_prompt_reaches_its_player_and_the_gm_and_is_answered(client)
     for who in ("other_player", "gm", "player"):
         client.force_login(users[who])
         pages[who] = client.get(f"/battles/{battle.pk}/").content.decode()
-    assert "Bram may react" in pages["other_player"] and "Parry" in pages["other_player"]
-    assert "Bram may react" in pages["gm"]
-    assert "Bram may react" not in pages["player"]
-    assert "Waiting for other_player to answer" in pages["player"]
+    # The question is put to Bram's player about the choice; the GM is told for whom; others only wait.
+    question = re.compile(r'<h2 id="prompt-title">[^<]*Interrupt it\?</h2>')
+    assert question.search(pages["other_player"]) and "Parry" in pages["other_player"]
+    assert question.search(pages["gm"]) and "Answer for Bram" in pages["gm"]
+    assert not question.search(pages["player"]) and "may react" not in pages["player"]
+    assert "Waiting for Bram to choose" in pages["player"]
     # Someone else cannot answer; the addressee can.
     battle.refresh_from_db()
     answer = {

@@ -49,7 +49,7 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
     # Recover has nothing to recover from: greyed with the reason.
     assert "No status to recover from." in html
     client.force_login(users["other_player"])
-    assert "Waiting: Ayla's turn" in client.get(f"/battles/{battle.pk}/").content.decode()
+    assert "Waiting for Ayla&#x27;s turn." in client.get(f"/battles/{battle.pk}/").content.decode()
 
 
 @pytest.mark.parametrize(

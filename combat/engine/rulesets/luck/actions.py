@@ -437,6 +437,12 @@ def _ability_option(state: BattleState, c: Combatant, ref: str, a: dict[str, Any
             for t in state.combatants.values()
             if valid_target(state, c, t, a) and distance(c.square, t.square, metric) <= a["range"]
         ]
+    if a["type"] == "heal" and targets:
+        # A heal that would do nothing is offered greyed, with why: nobody it reaches is hurt.
+        hurt = [tid for tid in targets if state.combatants[tid].hp < state.combatants[tid].max_hp]
+        if not hurt and gate is None:
+            gate = "Everyone in reach is at full HP."
+        targets = hurt
     if not targets and not squares and gate is None:
         gate = "No target in range."
     return ActionOption(

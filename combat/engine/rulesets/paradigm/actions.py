@@ -398,6 +398,7 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
             continue
         why = gate(state, c, 1)
         targets = [] if why else _targets_for(state, c, item)
+        targets, why = _worth_it(state, item, targets, why)
         opts.append(
             _opt(
                 "item",
@@ -443,6 +444,7 @@ def _ability_options(state: BattleState, c: Combatant) -> list[ActionOption]:
             continue
         why = gate(state, c, a["cost"], "abilities") or (gate(state, c, 0, "melee") if a["melee"] else None)
         targets = [] if why else _targets_for(state, c, a)
+        targets, why = _worth_it(state, a, targets, why)
         area = a["target"] in ("all_enemies", "all_allies")
         if not why and not targets:
             why = "No one to target."
@@ -462,6 +464,16 @@ def _swap_options(state: BattleState, c: Combatant) -> list[ActionOption]:
             if d:
                 opts.append(_opt("swap", f"Equip {d['name']}", 1, [], why, slot=slot, equip=key))
     return opts
+
+
+def _worth_it(
+    state: BattleState, eff: dict[str, Any], targets: list[str], why: str | None
+) -> tuple[list[str], str | None]:
+    """A heal on one target that would do nothing is offered greyed, with why: only the hurt are targets."""
+    if why or eff.get("type") != "heal" or eff["target"] in ("all_enemies", "all_allies") or not targets:
+        return targets, why
+    hurt = [t for t in targets if state.combatants[t].hp < state.combatants[t].max_hp]
+    return hurt, None if hurt else "Everyone in reach is at full HP."
 
 
 def _targets_for(state: BattleState, c: Combatant, eff: dict[str, Any]) -> list[str]:
