@@ -10,6 +10,7 @@ without that confirmation.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
@@ -51,7 +52,7 @@ class Line:
     def input_value(self) -> str:
         """The proposed value as the GM edits it (names, comma separated; empty for none)."""
         if isinstance(self.after, list | tuple):
-            return ", ".join(self.names.get(str(v), str(v)) for v in self.after)
+            return _words(self.after, self.names) if self.after else ""
         return _words(self.after, self.names)
 
 
@@ -69,8 +70,9 @@ class CharacterSummary:
 
 def _words(value: Any, names: dict[str, str] | None = None) -> str:
     names = names or {}
-    if isinstance(value, list | tuple):
-        return ", ".join(names.get(str(v), str(v)) for v in value) or "none"
+    if isinstance(value, list | tuple):  # items are carried by number: "Healing Potion ×2"
+        counts = {str(v): sum(1 for w in value if str(w) == str(v)) for v in value}
+        return ", ".join(f"{names.get(v, v)}{f' ×{n}' if n > 1 else ''}" for v, n in counts.items()) or "none"
     if isinstance(value, str) and value in names:
         return names[value]
     if value is True:
@@ -78,6 +80,15 @@ def _words(value: Any, names: dict[str, str] | None = None) -> str:
     if value is False:
         return "no"
     return "" if value is None else str(value)
+
+
+_COUNT = re.compile(r"^(.*?)\s*[×x]\s*(\d{1,2})$")
+
+
+def _counted(item: str) -> list[str]:
+    """A list entry as the summary writes it, "Healing Potion ×2", as that many entries."""
+    match = _COUNT.match(item.strip())
+    return [match.group(1)] * int(match.group(2)) if match else [item]
 
 
 def can_apply(battle: Battle) -> str:
@@ -154,6 +165,8 @@ def apply(
                 if has_nul(raw):
                     raise ValueError("Null characters are not allowed.")
                 value = spec.clean(raw)
+                if isinstance(value, list):  # "Healing Potion ×2": that many of it
+                    value = [v for item in value for v in _counted(str(item))]
                 if spec.content:  # names typed by the GM become the content's keys
                     value, problem = clean_content_value(spec, value, list(line.names.items()))
                     if problem:

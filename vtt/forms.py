@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 
 from combat.engine.actions import has_nul
 from combat.engine.rulesets import RULESETS, get_ruleset, ruleset_choices
@@ -104,6 +105,44 @@ def widget_for(spec: Field) -> forms.Widget:
     return forms.TextInput(attrs={"maxlength": spec.max_length})
 
 
+MAX_ITEM_COUNT = 99
+
+
+class QuantityPicker(forms.Widget):
+    """How many of each definition a sheet carries ("Potion: 3"), for a list that holds one entry per
+    item (the engine counts them: three potions are used one at a time). Posts ``<name>-<key>``
+    numbers; reads back the list with each key repeated its number of times."""
+
+    def __init__(self, choices: list[tuple[str, str]], attrs: dict[str, Any] | None = None) -> None:
+        super().__init__(attrs)
+        self.choices = choices
+
+    def value_from_datadict(self, data, files, name):
+        if name in data and hasattr(data, "getlist"):  # a client without the picker: names, repeated
+            return data.getlist(name)
+        out: list[str] = []
+        for key, _ in self.choices:
+            raw = str(data.get(f"{name}-{key}", "") or "0").strip()
+            count = int(raw) if raw.isdigit() else 0
+            out += [key] * min(count, MAX_ITEM_COUNT)
+        return out
+
+    def value_omitted_from_data(self, data, files, name):
+        return name not in data and not any(f"{name}-{key}" in data for key, _ in self.choices)
+
+    def render(self, name, value, attrs=None, renderer=None):
+        counts: dict[str, int] = {}
+        for key in value or []:
+            counts[str(key)] = counts.get(str(key), 0) + 1
+        rows = format_html_join(
+            "",
+            '<label class="qty"><span>{}</span> <input type="number" name="{}-{}" value="{}" min="0" '
+            'max="{}" inputmode="numeric" aria-label="How many: {}"></label>',
+            ((label, name, key, counts.get(key, 0), MAX_ITEM_COUNT, label) for key, label in self.choices),
+        )
+        return format_html('<div class="picker quantities">{}</div>', rows)
+
+
 class ContentFormField(SchemaFormField):
     """A sheet field naming content: a picker of the campaign's definitions, shown by name.
 
@@ -119,8 +158,10 @@ class ContentFormField(SchemaFormField):
         keys = {key for key, _ in choices}
         extra = current if isinstance(current, list) else [current] if current else []
         shown += [(v, f"{v} (not defined)") for v in extra if isinstance(v, str) and v not in keys]
-        if spec.kind == "list":
-            widget: forms.Widget = forms.CheckboxSelectMultiple(choices=shown, attrs={"class": "picker"})
+        if spec.kind == "list" and spec.content == ("items",):
+            widget: forms.Widget = QuantityPicker(shown)
+        elif spec.kind == "list":
+            widget = forms.CheckboxSelectMultiple(choices=shown, attrs={"class": "picker"})
         else:
             widget = forms.Select(choices=[("", "None")] + shown)
         super().__init__(spec, widget=widget, **kwargs)

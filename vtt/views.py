@@ -392,7 +392,11 @@ def character_detail(request: MemberRequest, pk: int, char_pk: int) -> HttpRespo
                 # Content is shown by its name, never its key.
                 names = dict(content_choices(content, spec))
                 items = value if isinstance(value, list) else [value] if value else []
-                value = ", ".join(names.get(v, str(v)) for v in items) or "—"
+                counts = {v: items.count(v) for v in dict.fromkeys(items)}  # items are carried by number
+                value = (
+                    ", ".join(f"{names.get(v, str(v))}{f' ×{n}' if n > 1 else ''}" for v, n in counts.items())
+                    or "—"
+                )
             elif spec.kind == "choice":
                 value = spec.choice_label(value)
             elif isinstance(value, list):

@@ -68,7 +68,7 @@ def test_mist_lp_lost_carries_to_the_sheet_and_mp_resets(client, gm):
     battle = _end(bid, gm)
     rows = aftermath.summary(battle)
     lp = _rule(rows, "Kael", "LP")
-    assert lp.carries and lp.field == "lp_lost" and (lp.before, lp.after) == (0, 3) and "Dead" in lp.why
+    assert lp.carries and lp.field == "lp_lost" and (lp.before, lp.after) == (0, 3) and "dead" in lp.why
     mp = _rule(rows, "Kael", "MP")
     assert not mp.carries and "0 MP" in mp.why and not mp.input_name
     client.force_login(gm)
@@ -110,7 +110,7 @@ def test_luck_items_used_are_gone_from_the_sheet(client, gm):
     battle = _end(bid, gm)
     rows = aftermath.summary(battle)
     items = _rule(rows, "Mira", "Items")
-    assert items.carries and items.after == ["healing_potion"] and "once per use" in items.why
+    assert items.carries and items.after == ["healing_potion"] and "used up" in items.why
     assert not _rule(rows, "Mira", "HP").carries
     assert "Healing Potion x1" in next(s for s in rows if s.character.name == "Mira").used
     client.force_login(gm)
@@ -163,7 +163,7 @@ def test_action_block_points_reset_and_nothing_is_written_without_confirmation(c
     before = dict(Character.objects.get(pk=hero.pk).sheet)
     battle = _end(bid, gm)
     points = _rule(aftermath.summary(battle), "Vex", "Speed and Strength Points")
-    assert not points.carries and "restored" in points.why
+    assert not points.carries and "back to full" in points.why
     client.force_login(gm)
     page = client.get(f"/battles/{bid}/summary").content.decode()
     assert "Vex" in page and "3 / " in page

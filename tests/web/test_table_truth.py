@@ -216,3 +216,76 @@ def test_the_paradigm_job_switch_is_asked_of_mira_about_the_choice(as_user, gm, 
     )
     assert response.status_code == 200
     assert "Mira chooses: Keep Knight." in response.content.decode()
+
+
+def test_a_sheet_carries_three_potions_used_one_at_a_time_and_written_back_as_a_count(as_user, gm, player):
+    """Point 6: the sheet form takes a number of each item; in battle the potions are used one at a
+    time; the summary writes back what is left; a potion at full HP is offered greyed with why."""
+    campaign = make_campaign(gm, ruleset="luck", player=[player])
+    sheet = character_templates(campaign, "pc")["Fighter"]
+    form = as_user(player).get(reverse("character_create", args=[campaign.pk])).content.decode()
+    assert 'name="sheet_items-healing_potion"' in form and 'aria-label="How many: Healing Potion"' in form
+    data = {"name": "Mira", "kind": "pc"}
+    for key, value in sheet.items():
+        if key == "items":
+            continue
+        if isinstance(value, list):
+            data[f"sheet_{key}"] = value
+        elif isinstance(value, bool):
+            if value:
+                data[f"sheet_{key}"] = "on"
+        else:
+            data[f"sheet_{key}"] = str(value)
+    data["sheet_items-healing_potion"] = "3"
+    response = as_user(player).post(reverse("character_create", args=[campaign.pk]), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    mira = Character.objects.get(name="Mira")
+    assert mira.sheet["items"] == ["healing_potion"] * 3
+    page = as_user(player).get(reverse("character", args=[campaign.pk, mira.pk])).content.decode()
+    assert "Healing Potion ×3" in page
+    foe = Character.objects.create(
+        campaign=campaign,
+        name="Grul",
+        kind=CharacterKind.MONSTER,
+        sheet=character_templates(campaign, "monster")["Goblin Skirmisher"] | {"hp": 500},
+    )
+    bid = services.create_battle(campaign, gm, "Duel", 6, 4, ruleset="luck", seed=3).battle_id
+    assert services.add_combatant(bid, gm, mira, pos=[1, 1]).ok
+    assert services.add_combatant(bid, gm, foe, pos=[4, 1]).ok
+    assert services.start_battle(bid, gm).ok
+    state = services.load_state(Battle.objects.get(pk=bid))
+    mid = next(cid for cid, c in state.combatants.items() if c.name == "Mira")
+    for _ in range(10):
+        state = services.load_state(Battle.objects.get(pk=bid))
+        if state.current().id == mid:
+            break
+        assert services.gm_override(bid, gm, {"kind": "gm.skip_turn", "params": {}}).ok
+    potion = next(o for o in legal_actions(state, mid) if o.params.get("item") == "healing_potion")
+    assert (potion.available, potion.reason) == (False, "Everyone in reach is at full HP.")
+    # Hurt, Mira drinks one potion; two are left on her sheet after the battle.
+    assert services.gm_override(bid, gm, {"kind": "gm.set_hp", "params": {"combatant": mid, "hp": 5}}).ok
+    state = services.load_state(Battle.objects.get(pk=bid))
+    potion = next(o for o in legal_actions(state, mid) if o.params.get("item") == "healing_potion")
+    assert potion.available and potion.targets == [mid]
+    battle = Battle.objects.get(pk=bid)
+    response = as_user(player).post(
+        reverse("battle_act", args=[bid]),
+        {
+            "kind": "ability",
+            "actor": mid,
+            "params": json.dumps(potion.params),
+            "target": mid,
+            "expected_seq": str(battle.seq),
+        },
+        **HX,
+    )
+    assert response.status_code == 200
+    assert "Mira heals" in response.content.decode()
+    assert services.gm_override(bid, gm, {"kind": "gm.end_battle", "params": {"winner": "party"}}).ok
+    summary = as_user(gm).get(reverse("battle_summary", args=[bid])).content.decode()
+    assert "Healing Potion ×3" in summary and "Healing Potion ×2" in summary, summary
+    assert as_user(gm).post(reverse("battle_summary", args=[bid]), {}).status_code == 302
+    mira.refresh_from_db()
+    assert mira.sheet["items"] == ["healing_potion"] * 2
+    page = as_user(player).get(reverse("character", args=[campaign.pk, mira.pk])).content.decode()
+    assert "Healing Potion ×2" in page

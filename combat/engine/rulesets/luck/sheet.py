@@ -62,6 +62,6 @@ SHEET = SheetSchema(
         Field("crit_damage", "Crit damage multiplier", "int", min=2, max=5, default=2),
         Field("abilities", "Abilities", "list", required=False, default=[], content=("abilities",)),
         Field("weapons", "Weapons", "list", required=False, default=[], content=("weapons",)),
-        Field("items", "Items (one entry per use)", "list", required=False, default=[], content=("items",)),
+        Field("items", "Items (how many of each)", "list", required=False, default=[], content=("items",)),
     )
 )
