@@ -127,13 +127,14 @@ class LuckStatusRemoved(StatusRemoved, total=False):
 
 
 def luck_rolled(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
-    outcome = {"miss": "a miss", "hit": "a hit", "crit": "a critical hit"}.get(
-        str(d.get("outcome")), "rolled"
-    )
     if d.get("auto"):
         return ""  # a friendly target needs no roll: the heal or status that follows says what happened
-    total = f"{d['total']}, " if isinstance(d.get("total"), int) else ""
-    return f"Luck roll against {who(names, d.get('target'))}: {total}{outcome}."
+    actor, target = who(names, d.get("actor")), who(names, d.get("target"))
+    total = f" (luck roll {d['total']})" if isinstance(d.get("total"), int) else ""
+    what = {"miss": f"misses {target}", "crit": f"lands a critical hit on {target}"}.get(
+        str(d.get("outcome")), f"hits {target}"
+    )
+    return f"{actor} {what}{total}."
 
 
 def damage_rolled(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
