@@ -185,7 +185,7 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
         if acting == "Alia":
             expect(alice.locator("#actions h2")).to_contain_text("Your turn: Alia")
             if recipe["reaction"] == "rampart" and not rampart_on:
-                do(alice, "Rampart 1: turn on")
+                do(alice, "Raise a rampart")
                 rampart_on = True
                 for page in (gm, bob):
                     expect(page.locator("#log")).to_contain_text(re.compile("ampart"))
