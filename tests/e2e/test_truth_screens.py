@@ -164,5 +164,16 @@ def test_the_screens_say_what_happened_at_390_and_1280(asgi_server, browser):
         _save(page, f"house-rules-{width}")
         said.append(f"house rules {width}: {page.locator('fieldset').last.inner_text()!r}")
         page.context.close()
+    # Items by number on a sheet: how many potions Mira carries.
+    luck_campaign = Battle.objects.get(pk=bid).campaign_id
+    page = _seat(browser, asgi_server, player.username, PHONE, "sheet 390")
+    page.goto(f"{asgi_server}/campaigns/{luck_campaign}/characters/new/")
+    page.locator("details.sheet-details").first.evaluate("d => d.open = true")
+    count = page.get_by_label("How many: Healing Potion")
+    count.scroll_into_view_if_needed()
+    expect(count).to_be_visible()
+    _save(page, "item-counts-390")
+    said.append(f"item counts 390: {page.locator('.picker.quantities').first.inner_text()!r}")
+    page.context.close()
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "what-the-screens-say.txt").write_text("\n\n".join(said) + "\n")
