@@ -130,8 +130,12 @@ def _int(post: Any, name: str, label: str, required: bool = True) -> int | None:
     return number
 
 
+_SQUARE_NAME = re.compile(r"^([A-Za-z]{1,2})\s*(\d{1,3})$")
+
+
 def _square(post: Any) -> list[int] | None:
-    """``square="x,y"`` (0-based, filled by the page) or ``col``/``line`` (1-based, typed by a person)."""
+    """``square="x,y"`` (0-based, filled by the page), ``at="C1"`` (the board's label, typed by a person)
+    or ``col``/``line`` (1-based numbers)."""
     raw = post.get("square")
     if raw:
         parts = [ascii_int(p) for p in str(raw)[:40].split(",")]
@@ -139,6 +143,15 @@ def _square(post: Any) -> list[int] | None:
         if len(parts) != 2 or len(numbers) != 2:
             raise BadInput("That square is malformed.")
         return numbers
+    named = str(post.get("at") or "").strip()[:8]
+    if named:
+        match = _SQUARE_NAME.match(named)
+        if not match:
+            raise BadInput("Name a square as the board labels it, like C1.")
+        col = 0
+        for letter in match.group(1).upper():
+            col = col * 26 + ord(letter) - 64
+        return [col - 1, int(match.group(2)) - 1]
     col, line = _int(post, "col", "Column", False), _int(post, "line", "Row", False)
     if col is None and line is None:
         return None

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from combat import services
 from combat.engine.rulesets import get_ruleset
+from combat.engine.words import square_name
 from combat.models import Battle
 from tests.e2e.conftest import LAPTOP, PHONE
 from tests.e2e.seats import (
@@ -99,8 +100,7 @@ def test_gm_makes_a_homebrew_monster_fights_it_applies_the_summary_and_replays(b
     for _ in range(3):  # a push may re-render the GM panel (and close it) while the form is filled
         move = gm_form(page, "Move a token")
         move.get_by_label("Combatant").select_option(wight)
-        move.get_by_label("Column").fill(str(target[0] + 1))
-        move.get_by_label("Row").fill(str(y + 1))
+        move.get_by_label("Square").fill(square_name(target[0], y))  # as the board labels it
         try:
             move.locator("button").click(timeout=3000)
         except Exception:  # noqa: BLE001 - the button was re-rendered under the click: try again

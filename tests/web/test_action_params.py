@@ -10,7 +10,7 @@ from django.http import QueryDict
 
 from combat.engine.actions import param_problems
 from combat.engine.rulesets import get_ruleset
-from combat.forms import action_from_post
+from combat.forms import BadInput, action_from_post
 from combat.presenters.gm import GM_FORMS, GM_QUICK
 
 FIELDS = {
@@ -70,6 +70,14 @@ def test_a_token_moved_by_the_gm_goes_to_the_square_and_one_placed_in_setup_stan
             {"col": "2", "line": "3"},
             {"ability": "flame_burst", "square": [1, 2]},
         ),
+        (  # a square typed as the board labels it
+            "luck",
+            "ability",
+            {"ability": "flame_burst"},
+            {"at": "b3"},
+            {"ability": "flame_burst", "square": [1, 2]},
+        ),
+        ("luck", "move", {}, {"at": "AA10"}, {"to": [26, 9]}),
         (
             "action-block",
             "attack",
@@ -93,3 +101,8 @@ def test_an_answer_posts_the_question_and_the_choice():
     sent = action_from_post(_post(kind="answer", actor="c1", decision="d9", choice="parry")).payload["params"]
     assert sent == {"decision": "d9", "choice": "parry"}
     assert param_problems("answer", sent) == []
+
+
+def test_a_square_typed_unlike_the_boards_labels_is_refused_clearly():
+    with pytest.raises(BadInput, match="like C1"):
+        action_from_post(_post(kind="move", actor="c1", params="{}", at="3,1"))
