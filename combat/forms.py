@@ -148,10 +148,10 @@ def _square(post: Any) -> list[int] | None:
         match = _SQUARE_NAME.match(named)
         if not match:
             raise BadInput("Name a square as the board labels it, like C1.")
-        col = 0
+        column = 0
         for letter in match.group(1).upper():
-            col = col * 26 + ord(letter) - 64
-        return [col - 1, int(match.group(2)) - 1]
+            column = column * 26 + ord(letter) - 64
+        return [column - 1, int(match.group(2)) - 1]
     col, line = _int(post, "col", "Column", False), _int(post, "line", "Row", False)
     if col is None and line is None:
         return None

@@ -20,6 +20,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from combat.engine.actions import has_nul
 from combat.engine.rulesets import RULESETS, get_ruleset, ruleset_choices
@@ -117,7 +118,7 @@ class QuantityPicker(forms.Widget):
         super().__init__(attrs)
         self.choices = choices
 
-    def value_from_datadict(self, data, files, name):
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
         if name in data and hasattr(data, "getlist"):  # a client without the picker: names, repeated
             return data.getlist(name)
         out: list[str] = []
@@ -127,10 +128,12 @@ class QuantityPicker(forms.Widget):
             out += [key] * min(count, MAX_ITEM_COUNT)
         return out
 
-    def value_omitted_from_data(self, data, files, name):
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
         return name not in data and not any(f"{name}-{key}" in data for key, _ in self.choices)
 
-    def render(self, name, value, attrs=None, renderer=None):
+    def render(
+        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
+    ) -> SafeString:
         counts: dict[str, int] = {}
         for key in value or []:
             counts[str(key)] = counts.get(str(key), 0) + 1
