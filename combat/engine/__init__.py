@@ -20,5 +20,9 @@ Public API (see each module's docstrings):
 - ``rulesets``: the registry (``get_ruleset``, ``event_type``) and the plugin API
   (``rulesets/base.py``); one package per ruleset, each of the same shape.
 - ``view``: ``Viewer``, ``view_for``, ``event_for`` (per-viewer projections).
-- ``autoplay``: ``random_action`` (benchmarks, property tests, simple NPCs).
+- ``autoplay``: ``random_action`` (benchmarks, property tests).
+- ``tactics``: ``Tactics.choose(state, sees)`` -> ``Choice(action, reason)``, the policy of a
+  combatant left to the rules (one ``tactics.py`` per ruleset package; ``tactics_for(state)``).
+- ``simulate``: ``play(setup, seed)``, ``run``/``run_parallel`` (a process pool) and ``odds``: a planned
+  fight played many times.
 """

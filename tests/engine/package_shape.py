@@ -22,8 +22,8 @@ from combat.engine.rulesets.base import Ruleset
 
 GUIDE = pathlib.Path(__file__).resolve().parents[2] / "combat" / "engine" / "rulesets" / "README.md"
 ROW = re.compile(r"^\| `(\w+\.py)` \| (.+?) \|(.*)\|$", re.M)
-#: A module of the table that a package may not have yet (the policy of issue 27 comes package by package).
-OPTIONAL = frozenset({"tactics.py"})
+#: Modules of the table that a package may leave out (none: every package has every module).
+OPTIONAL: frozenset[str] = frozenset()
 #: Modules whose hooks every package defines (the others may leave a hook to ``Ruleset``'s default).
 ALWAYS = frozenset({"actions.py", "events.py"})
 #: What ``rules.py`` never does: roll, emit, open a reaction window.

@@ -41,10 +41,13 @@ def test_the_check_sees_a_package_that_departs_from_the_table():
     assert "resume: not from actions.py" not in problems
 
 
-def test_the_policy_module_is_in_every_package_or_in_none():
-    have = {
-        key
-        for key, ruleset in RULESETS.items()
-        if (pathlib.Path(str(sys.modules[ruleset.__module__].__file__)).parent / "tactics.py").exists()
-    }
-    assert have in (set(), set(RULESETS))
+def test_every_package_has_its_tactics_behind_the_one_interface():
+    from combat.engine.tactics import Tactics
+
+    for key, ruleset in RULESETS.items():
+        assert (pathlib.Path(str(sys.modules[ruleset.__module__].__file__)).parent / "tactics.py").exists(), (
+            key
+        )
+        assert isinstance(ruleset.tactics, Tactics), key
+        assert type(ruleset.tactics).__module__.endswith(".tactics"), key
+        assert type(ruleset.tactics).candidates is not Tactics.candidates, key  # its own judgement

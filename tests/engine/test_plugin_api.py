@@ -25,13 +25,14 @@ def test_the_guide_builds_a_ruleset_of_the_same_shape(tmp_path):
         "toy/events.py",
         "toy/rules.py",
         "toy/sheet.py",
+        "toy/tactics.py",
     ]
     toy = build_toy_from_the_guide(tmp_path)
     assert issubclass(toy, Ruleset) and toy.key == "toy" and toy.board == "rows"
     assert all(callable(fn) for fn in toy.actions.values()) and set(toy.actions) == {"hit", "shift", "brood"}
     assert set(toy.params) == set(toy.actions)  # its action kinds are its own
     assert shape_problems(toy) == []  # the table of the guide holds for the guide's own example
-    assert "        toy.Toy," in GUIDE.read_text()  # step 5: one line in the registry
+    assert "        toy.Toy," in GUIDE.read_text()  # step 6: one line in the registry
 
 
 @pytest.fixture
@@ -122,3 +123,13 @@ def test_a_gm_only_prompt_is_answered_by_the_gm_alone(toy):
     assert b.try_act("answer", p, choice="panic") == Refusal("Only the GM answers this.")
     ev = b.act("answer", None, choice="panic")
     assert ev[0].data["by"] == "gm" and b.state.pending is None
+
+
+def test_the_guide_s_tactics_play_its_toy_through_the_shared_frame(toy):
+    # RULE: ENG-5
+    from combat.engine.tactics import tactics_for
+
+    b, p, q = toy
+    choice = tactics_for(b.state).choose(b.state)
+    assert choice.action.kind == "hit" and choice.action.params == {"targets": [p]}
+    assert choice.reason == "Quo hits Pia: Pia is the nearest."

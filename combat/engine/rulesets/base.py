@@ -192,6 +192,9 @@ class Ruleset:
     readings: ClassVar[tuple[str, ...]] = ()
     #: What a battle leaves on a character and what the next battle resets (the end-of-battle summary).
     carry_over: ClassVar[tuple[CarryOver, ...]] = (HP_RESTORED, STATUSES_END)
+    #: How a combatant left to the rules chooses its action (a ``combat.engine.tactics.Tactics``);
+    #: None: the shared frame alone.
+    tactics: ClassVar[Any] = None
 
     @classmethod
     def option_schema(cls) -> SheetSchema:

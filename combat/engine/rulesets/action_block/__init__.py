@@ -46,6 +46,7 @@ from combat.engine.rulesets.action_block.content import (
 )
 from combat.engine.rulesets.action_block.events import APPLIERS, EVENTS
 from combat.engine.rulesets.action_block.sheet import OPTIONS, SHEET
+from combat.engine.rulesets.action_block.tactics import TACTICS
 from combat.engine.rulesets.base import (
     HP_RESTORED,
     STATUSES_END,
@@ -77,6 +78,7 @@ class ActionBlock(Ruleset):
     params = PARAMS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
+    tactics = TACTICS
     events = EVENTS
     appliers = APPLIERS
     content = STARTER

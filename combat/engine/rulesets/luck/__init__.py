@@ -45,6 +45,7 @@ from combat.engine.rulesets.luck.content import (
 from combat.engine.rulesets.luck.events import APPLIERS, EVENTS
 from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN
 from combat.engine.rulesets.luck.sheet import OPTIONS, SHEET
+from combat.engine.rulesets.luck.tactics import TACTICS
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -66,6 +67,7 @@ class Luck(Ruleset):
     appliers = APPLIERS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
+    tactics = TACTICS
     content = STARTER
     heroes, monsters = HEROES, MONSTERS
     content_check = staticmethod(validate_luck_content)

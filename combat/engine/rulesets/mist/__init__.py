@@ -42,6 +42,7 @@ from combat.engine.rulesets.mist.rules import (
     stat,
 )
 from combat.engine.rulesets.mist.sheet import OPTIONS, SHEET
+from combat.engine.rulesets.mist.tactics import TACTICS
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -63,6 +64,7 @@ class Mist(Ruleset):
     params = PARAMS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
+    tactics = TACTICS
     events = EVENTS
     appliers = APPLIERS
     grid_metric = "manhattan"

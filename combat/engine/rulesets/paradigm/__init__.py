@@ -39,6 +39,7 @@ from combat.engine.rulesets.paradigm.content import (
 from combat.engine.rulesets.paradigm.events import APPLIERS, EVENTS
 from combat.engine.rulesets.paradigm.rules import able, ap_per_turn, job_key, shielded
 from combat.engine.rulesets.paradigm.sheet import OPTIONS, SHEET
+from combat.engine.rulesets.paradigm.tactics import TACTICS
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -60,6 +61,7 @@ class Paradigm(Ruleset):
     params = PARAMS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
+    tactics = TACTICS
     events = EVENTS
     appliers = APPLIERS
     content = STARTER

@@ -1,0 +1,146 @@
+"""D20 Luck tactics: two standard actions a turn, spent on hits in reach, healing, statuses and moves.
+
+A hit is worth its average damage past the target's Armor or Resist (when the
+side may know them) times the chance that the luck roll lands; a burst counts
+every foe it catches; healing goes to an ally under half health; a status that
+stops a foe acting is worth its turns; Recover ends a status that holds the
+combatant back. With nothing in reach it moves toward the foe worth reaching
+(keeping a bow's distance), and an interrupt answers every hit it can.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from combat.engine.actions import Action, ActionOption, chosen_params
+from combat.engine.rulesets.base import definition
+from combat.engine.rulesets.luck.rules import ability_for, ref_of
+from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, expected_past
+
+if TYPE_CHECKING:
+    from combat.engine.state import Combatant, Decision
+
+LANDS = 0.75  # a luck roll misses on 1-5 of the d20
+
+
+class LuckTactics(Tactics):
+    """Greedy by hit points: the best hit, heal or status now; else a move toward a foe."""
+
+    def candidates(self, sight: Sight, c: Combatant, options: list[ActionOption]) -> Iterable[Candidate]:
+        foes = sight.enemies(c)
+        reach = 1
+        move: ActionOption | None = None
+        for o in options:
+            if o.kind == "move":
+                move = o
+                continue
+            a = ability_for(sight.state, c, ref_of(o.params) or "")
+            if a is None:
+                continue
+            if a["type"] in ("physical", "magical") and a["target"] != "ally":
+                reach = max(reach, a["range"] + (1 if a["area"] else 0))
+            yield from self._ability(sight, c, o, a, foes)
+        if move is not None:
+            ranged = reach > 1
+            after = c.resources.get("actions", 0) > 1
+            cand = self.approach(sight, c, move, reach, 2.0 if after else 1.0, keep_off=ranged)
+            if cand is not None:
+                yield cand
+
+    def _ability(
+        self, sight: Sight, c: Combatant, o: ActionOption, a: dict[str, Any], foes: list[Combatant]
+    ) -> Iterable[Candidate]:
+        kind = a["type"]
+        amount = expected(a["dice"]) + a["bonus"]
+        if kind == "recover":
+            status = o.params.get("status")
+            d = definition(sight.state, "statuses", status) if status else None
+            if d and (d["blocks"] or d["move_percent"] < 100):
+                yield Candidate(
+                    4.0 if d["blocks"] else 1.5,
+                    Action("ability", c.id, dict(o.params)),
+                    f"{c.name} shakes off {d['name']}: it holds {c.name} back.",
+                )
+            return
+        if kind == "heal":
+            for t in sight.allies(c):
+                if t.id in o.targets:
+                    worth = self.heal_value(sight, t, amount)
+                    if worth > 0:
+                        yield Candidate(
+                            worth,
+                            Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
+                            f"{c.name} heals {t.name} with {a['name']}: {t.name} is badly hurt.",
+                        )
+            return
+        if kind == "status":
+            d = definition(sight.state, "statuses", a["status"])
+            if d is None:
+                return
+            for t in foes:
+                if t.id not in o.targets or a["status"] in t.statuses:
+                    continue
+                stops = "actions" in d["blocks"]
+                worth = (0.25 if stops else 0.07) * sight.max_hp(t) * a["duration"] * sight.ratio(t) * 0.6
+                if "melee" in d["blocks"] and not any(
+                    (w := definition(sight.state, "weapons", k)) and w["melee"]
+                    for k in t.sheet.get("weapons", ())
+                ):
+                    worth = 0.0
+                if worth > 0.5:
+                    yield Candidate(
+                        worth,
+                        Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
+                        f"{c.name} uses {a['name']} on {t.name}: {d['name'].lower()} keeps "
+                        f"{t.name} out of the fight while the others strike.",
+                    )
+            return
+        defense = "armor" if kind == "physical" else "resist"
+        if o.squares:  # a burst: the square that catches most foes (and no friend)
+            best: tuple[float, list[int], int] | None = None
+            for sq in o.squares:
+                caught = {tuple(s) for s in o.areas.get(f"{sq[0]},{sq[1]}", [])}
+                worth, n = 0.0, 0
+                for t in sight.state.combatants.values():
+                    if t.able and t.pos is not None and tuple(t.pos) in caught and sight.known(t):
+                        dmg = expected_past(a["dice"], a["bonus"], self._defense(sight, t, defense)) * LANDS
+                        if t.side != c.side:
+                            worth += self.harm_value(sight, t, dmg)
+                            n += 1
+                        elif a["target"] == "any":
+                            worth -= 2 * self.harm_value(sight, t, dmg)
+                if n and (best is None or worth > best[0]):
+                    best = (worth, sq, n)
+            if best is not None and (best[2] > 1 or a["cost"] <= 1):
+                yield Candidate(
+                    best[0] / a["cost"] * (1.0 if a["cost"] <= c.resources.get("actions", 0) else 0.0),
+                    Action("ability", c.id, chosen_params("ability", o.params, None, best[1])),
+                    f"{c.name} casts {a['name']}: it catches {best[2]} foes.",
+                )
+            return
+        in_reach = [t for t in foes if t.id in o.targets]
+        for t in in_reach:
+            dmg = expected_past(a["dice"], a["bonus"], self._defense(sight, t, defense)) * LANDS
+            worth = self.harm_value(sight, t, dmg) / max(1, a["cost"])
+            if worth > 0:
+                why = self.why_target(sight, c, t, dmg, in_reach)
+                yield Candidate(
+                    worth,
+                    Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
+                    f"{c.name} attacks {t.name} with {a['name']}: {why}.",
+                )
+
+    @staticmethod
+    def _defense(sight: Sight, t: Combatant, name: str) -> float:
+        """Armor or Resist, when the side may know the foe's sheet (the GM's view), else nothing."""
+        return float(t.sheet.get(name, 0)) if sight.full or t.side == sight.side else 0.0
+
+    def answer(self, sight: Sight, c: Combatant, decision: Decision) -> Choice:
+        keys = [k for k in decision.choice_keys() if k != "pass"]
+        if keys:
+            return self.pick(c, decision, keys[0], "it softens the blow")
+        return self.pick(c, decision, decision.default, "nothing to answer with")
+
+
+TACTICS = LuckTactics()

@@ -1,0 +1,347 @@
+"""Tactics: how a combatant left to the rules chooses its next action, and why, in a player's words.
+
+One interface for every ruleset: ``Tactics.choose(state, sees)`` returns a
+``Choice`` (a legal action and a one-line reason such as "Grul attacks Mira
+with Claws: in reach, and the most wounded.") or None when nobody may act.
+The turn frame lives here, the judgement in each ruleset's ``tactics.py``:
+
+1. a reaction window is answered (``answer``; the window's default unless
+   the ruleset knows better; a GM-only ruling keeps the default);
+2. otherwise the acting combatant's options of ENG-5 (``legal_actions``) are
+   scored by the ruleset (``candidates``: each a ``Candidate`` with a score in
+   hit points gained for the side, an action and its reason);
+3. the best one is taken, ending the turn scores 0 (nothing worth doing),
+   and a turn that has already taken ``MAX_STEPS`` actions ends.
+
+What the tactics may know is a ``Sight``: everything, for the GM's monsters
+(``sees="all"``), or only what the players of the acting side see
+(``sees="side"``): no combatant standing in fog, and an enemy's health only
+as the coarse bar of ``view`` when the GM hides enemy HP. Ties are broken by
+a generator seeded from the battle's seed and ``seq``: the same battle gives
+the same choice.
+
+>>> from combat.engine.core import new_battle_event, replay
+>>> tactics_for(replay([new_battle_event("luck", {}, 1, 5, 5)])).choose(
+...     replay([new_battle_event("luck", {}, 1, 5, 5)])) is None
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from combat.engine import fog
+from combat.engine.actions import Action, ActionOption, chosen_params
+from combat.engine.board import distance
+from combat.engine.dice import Dice, DiceError
+from combat.engine.state import BattleState, Combatant, Decision
+
+# The core, the view and the ruleset registry are imported where they are used: every ruleset's
+# package imports this module while the registry is still being built.
+
+__all__ = ["Candidate", "Choice", "Sight", "Tactics", "expected", "expected_past", "tactics_for"]
+
+SEES = ("all", "side")
+MAX_STEPS = 12  # actions one turn may take before the tactics end it
+KILL_BONUS = 0.6  # a foe taken out is worth this share of its full HP on top of the damage
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the tactics do now: a legal ``action`` and its ``reason`` in one line of player words."""
+
+    action: Action
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action.to_dict(), "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to act, scored in hit points gained for the acting side (0: ending the turn)."""
+
+    score: float
+    action: Action
+    reason: str
+
+
+@functools.lru_cache(maxsize=512)
+def _rolls(expr: str) -> tuple[tuple[int, float], ...]:
+    """The totals of ``expr`` with their shares, from 400 rolls with fixed seeds (none: not rollable)."""
+    try:
+        totals = Counter(Dice(0, i).roll(expr, "estimate").total for i in range(400))
+    except DiceError:
+        return ()
+    return tuple((t, n / 400) for t, n in sorted(totals.items()))
+
+
+@functools.lru_cache(maxsize=4096)
+def expected_past(expr: str, bonus: float, reduction: float) -> float:
+    """The average of ``expr + bonus - reduction`` where a roll below the reduction counts 0.
+
+    >>> expected_past("1d6", 0, 4)
+    0.5
+    """
+    rolls = _rolls(expr) if expr else ((0, 1.0),)
+    return round(sum(max(0.0, r + bonus - reduction) * p for r, p in rolls) * 2) / 2
+
+
+@functools.lru_cache(maxsize=512)
+def expected(expr: str) -> float:
+    """The average of a dice expression (``"2d6+1"`` -> 8.0), or 0 when it cannot be rolled.
+
+    Worked out by rolling it with fixed seeds (once per expression), so it reads every
+    expression the dice read.
+
+    >>> expected("2d6+1")
+    8.0
+    """
+    return (
+        round(sum(r * p for r, p in _rolls(expr)) * 2) / 2 if expr else 0.0
+    )  # to the half point: steady across versions
+
+
+class Sight:
+    """What the tactics playing ``side`` may know of the battle (``full``: everything)."""
+
+    def __init__(self, state: BattleState, side: str, full: bool) -> None:
+        self.state = state
+        self.side = side
+        self.full = full
+        others = [c for c in state.combatants.values() if c.side != side]
+        if full:
+            self.unseen: frozenset[str] = frozenset()
+            self.hidden: frozenset[str] = frozenset()
+        else:
+            self.unseen = frozenset(c.id for c in others if c.pos is not None and fog.fogged(state, c.pos))
+            hide = bool(state.options.get("hide_enemy_hp", True))
+            self.hidden = frozenset(c.id for c in others) if hide else frozenset()
+        from combat.engine.context import rules_for
+
+        mine = [c.max_hp for c in state.combatants.values() if c.side == side and c.max_hp > 0]
+        self.guess_max = sum(mine) / len(mine) if mine else 10.0
+        self.metric = rules_for(state).metric(state)
+        self.board = rules_for(state).board
+
+    @property
+    def options_state(self) -> BattleState:
+        """The battle the acting side's options are worked out on (without what it may not know of)."""
+        return fog.without(self.state, self.unseen) if self.unseen else self.state
+
+    def known(self, c: Combatant) -> bool:
+        return c.id not in self.unseen
+
+    def ratio(self, c: Combatant) -> float:
+        """Health left, 0 to 1: exact, or the coarse bar a player sees."""
+        if c.id in self.hidden:
+            from combat.engine.view import COARSE_BAR, coarse_state
+
+            return COARSE_BAR[coarse_state(c.hp, c.max_hp)]
+        return max(0.0, c.hp / c.max_hp) if c.max_hp > 0 else 0.0
+
+    def hp(self, c: Combatant) -> float:
+        """Hit points left: exact, or a guess from the bar and the side's own sizes."""
+        if c.id in self.hidden:
+            return self.ratio(c) * self.guess_max
+        return float(max(0, c.hp))
+
+    def max_hp(self, c: Combatant) -> float:
+        return self.guess_max if c.id in self.hidden else float(max(1, c.max_hp))
+
+    def enemies(self, c: Combatant) -> list[Combatant]:
+        return [t for t in self.state.combatants.values() if t.side != c.side and t.able and self.known(t)]
+
+    def allies(self, c: Combatant) -> list[Combatant]:
+        """Able allies, ``c`` included."""
+        return [t for t in self.state.combatants.values() if t.side == c.side and t.able]
+
+    def distance(self, a: Sequence[int] | None, b: Sequence[int] | None) -> int:
+        if a is None or b is None:
+            return 0
+        return distance(a, b, self.metric)
+
+    def nearest(self, c: Combatant, among: Iterable[Combatant]) -> Combatant | None:
+        return min(among, key=lambda t: (self.distance(c.pos, t.pos), t.id), default=None)
+
+
+class Tactics:
+    """The shared turn frame; a ruleset's tactics override ``candidates`` (and ``answer``).
+
+    The score of an option is what it gains the side in hit points: damage dealt
+    (more for a foe it takes out), healing that an ally needs, the worth of a
+    status. Helpers for the usual parts: ``harm_value``, ``heal_value``,
+    ``approach`` (a move on a grid toward the foe worth reaching).
+    """
+
+    def choose(self, state: BattleState, sees: str = "all", steps: int = 0) -> Choice | None:
+        """The next action of whoever must act now (a reaction window first), or None.
+
+        ``sees``: ``"all"`` (the GM's monsters) or ``"side"`` (the acting side's players'
+        knowledge); ``steps``: actions this turn has already taken (the turn ends at ``MAX_STEPS``).
+        """
+        from combat.engine.core import legal_actions
+
+        if state.phase != "active":
+            return None
+        pending = state.pending
+        if pending is not None:
+            who = state.combatants.get(pending.combatant)
+            if pending.gm_only or who is None:
+                return self._gm_ruling(state, pending)
+            return self.answer(Sight(state, who.side, sees == "all"), who, pending)
+        c = state.current()
+        if c is None:
+            return None
+        rest = Choice(Action("end_turn", c.id), f"{c.name} ends the turn: nothing more worth doing.")
+        if steps >= MAX_STEPS:
+            return rest
+        sight = Sight(state, c.side, sees == "all")
+        options = [
+            o for o in legal_actions(sight.options_state, c.id) if o.available and o.kind != "end_turn"
+        ]
+        best: tuple[float, float, Candidate] | None = None
+        rng = random.Random(f"{state.seed}:{state.seq}:tactics")
+        for cand in self.candidates(sight, c, options):
+            if cand.score <= 0:
+                continue
+            key = (round(cand.score, 3), rng.random(), cand)
+            if best is None or key[:2] > best[:2]:
+                best = key
+        if best is None:
+            return Choice(Action("end_turn", c.id), self.idle_reason(sight, c))
+        return Choice(best[2].action, best[2].reason)
+
+    # --- what a ruleset overrides -------------------------------------------------------------
+
+    def candidates(self, sight: Sight, c: Combatant, options: list[ActionOption]) -> Iterable[Candidate]:
+        """Every option worth taking, scored (the default: hit the weakest foe an option can reach)."""
+        for o in options:
+            foes = [t for t in sight.enemies(c) if t.id in o.targets]
+            if foes:
+                t = min(foes, key=lambda t: (sight.ratio(t), t.id))
+                yield Candidate(
+                    1.0,
+                    Action(o.kind, c.id, chosen_params(o.kind, o.params, [t.id])),
+                    f"{c.name} uses {o.label} on {t.name}: the weakest foe in reach.",
+                )
+
+    def answer(self, sight: Sight, c: Combatant, decision: Decision) -> Choice:
+        """The answer of ``c`` to a reaction window (the default: the window's own default)."""
+        return self.pick(c, decision, decision.default, "the usual answer")
+
+    def idle_reason(self, sight: Sight, c: Combatant) -> str:
+        if not sight.enemies(c):
+            return f"{c.name} ends the turn: no foe in sight."
+        return f"{c.name} ends the turn: nothing useful within reach."
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    @staticmethod
+    def pick(c: Combatant | None, decision: Decision, key: str, why: str) -> Choice:
+        """Answer ``decision`` with the option ``key`` (its default when ``key`` is not one)."""
+        keys = decision.choice_keys()
+        if key not in keys:
+            key = decision.default if decision.default in keys else keys[0]
+        label = next((o["label"] for o in decision.options if o["key"] == key), key)
+        actor = None if decision.gm_only or c is None else c.id
+        who = c.name if c is not None and not decision.gm_only else "The GM"
+        return Choice(
+            Action("answer", actor, {"decision": decision.id, "choice": key}),
+            f"{who} answers {label}: {why}.",
+        )
+
+    def _gm_ruling(self, state: BattleState, decision: Decision) -> Choice:
+        return self.pick(None, decision, decision.default, "the rules' usual ruling")
+
+    @staticmethod
+    def harm_value(sight: Sight, t: Combatant, damage: float) -> float:
+        """What ``damage`` to ``t`` is worth: the HP it takes (no more than are left), more when it drops."""
+        left = sight.hp(t)
+        worth = min(damage, left)
+        if damage >= left:
+            worth += KILL_BONUS * sight.max_hp(t)
+        else:  # a wounded foe is closer to dropping: a little more
+            worth *= 1.0 + 0.3 * (1.0 - sight.ratio(t))
+        return worth
+
+    @staticmethod
+    def heal_value(sight: Sight, t: Combatant, amount: float) -> float:
+        """What healing ``amount`` is worth to ``t``: only an ally under half health gains from it."""
+        ratio = sight.ratio(t)
+        if ratio >= 0.5 or t.hp >= t.max_hp:
+            return 0.0
+        missing = max(0, t.max_hp - t.hp)
+        return min(amount, missing) * (1.2 if ratio < 0.25 else 0.9)
+
+    @staticmethod
+    def why_target(sight: Sight, c: Combatant, t: Combatant, damage: float, foes: list[Combatant]) -> str:
+        """A short reason for aiming at ``t``: it drops, it is the most wounded, the nearest..."""
+        if damage >= sight.hp(t):
+            return f"{t.name} is likely to drop"
+        if foes and min(foes, key=lambda f: (sight.ratio(f), f.id)) is t and sight.ratio(t) < 1:
+            return f"{t.name} is the most wounded"
+        if foes and sight.nearest(c, foes) is t:
+            return f"{t.name} is the nearest"
+        return f"{t.name} is in reach"
+
+    def approach(
+        self,
+        sight: Sight,
+        c: Combatant,
+        move: ActionOption,
+        reach: int,
+        worth: float,
+        keep_off: bool = False,
+    ) -> Candidate | None:
+        """A grid move toward the foe worth reaching (the most wounded of the nearest), to get
+        within ``reach``; ``keep_off`` (a ranged fighter) stays out of a foe's melee where it can.
+        Never a move that ends next to three foes when badly hurt. None when no square helps.
+        """
+        foes = sight.enemies(c)
+        if not foes or c.pos is None or not move.squares:
+            return None
+        here = min(sight.distance(c.pos, f.pos) for f in foes)
+        if here <= reach and not (keep_off and here <= 1):
+            return None
+        goal = min(foes, key=lambda f: (sight.distance(c.pos, f.pos) + 3 * sight.ratio(f), f.id))
+        hurt = sight.ratio(c) < 0.3
+
+        def cost(sq: list[int]) -> tuple[float, int, int]:
+            near = min(sight.distance(sq, f.pos) for f in foes)
+            to_goal = sight.distance(sq, goal.pos)
+            penalty = 0.0
+            if keep_off and near <= 1:
+                penalty += 5
+            if hurt and sum(1 for f in foes if sight.distance(sq, f.pos) <= 1) >= 3:
+                penalty += 50
+            gap = max(0, to_goal - reach)
+            return (gap + penalty + (0.2 * -near if keep_off else 0.0), sq[0], sq[1])
+
+        best = min(move.squares, key=cost)
+        if cost(best)[0] >= max(0, sight.distance(c.pos, goal.pos) - reach):
+            return None  # no square brings it closer
+        square = list(best)
+        in_reach = sight.distance(square, goal.pos) <= reach
+        why = f"to bring {goal.name} into reach" if in_reach else f"{goal.name} is the foe to reach"
+        return Candidate(
+            worth,
+            Action(move.kind, c.id, chosen_params(move.kind, move.params, None, square)),
+            f"{c.name} moves toward {goal.name}: {why}.",
+        )
+
+
+DEFAULT = Tactics()
+
+
+def tactics_for(state: BattleState) -> Tactics:
+    """The battle's ruleset's tactics (the shared frame alone for a ruleset without its own)."""
+    from combat.engine.context import rules_for
+
+    own = getattr(rules_for(state), "tactics", None)
+    return own if isinstance(own, Tactics) else DEFAULT
