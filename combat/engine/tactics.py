@@ -37,7 +37,7 @@ from typing import Any
 
 from combat.engine import fog
 from combat.engine.actions import Action, ActionOption, chosen_params
-from combat.engine.board import distance
+from combat.engine.board import METRICS
 from combat.engine.dice import Dice, DiceError
 from combat.engine.state import BattleState, Combatant, Decision
 
@@ -127,6 +127,7 @@ class Sight:
         mine = [c.max_hp for c in state.combatants.values() if c.side == side and c.max_hp > 0]
         self.guess_max = sum(mine) / len(mine) if mine else 10.0
         self.metric = rules_for(state).metric(state)
+        self._dist = METRICS[self.metric]
         self.board = rules_for(state).board
 
     @property
@@ -164,7 +165,7 @@ class Sight:
     def distance(self, a: Sequence[int] | None, b: Sequence[int] | None) -> int:
         if a is None or b is None:
             return 0
-        return distance(a, b, self.metric)
+        return self._dist(a, b)
 
     def nearest(self, c: Combatant, among: Iterable[Combatant]) -> Combatant | None:
         return min(among, key=lambda t: (self.distance(c.pos, t.pos), t.id), default=None)
@@ -311,16 +312,18 @@ class Tactics:
             return None
         goal = min(foes, key=lambda f: (sight.distance(c.pos, f.pos) + 3 * sight.ratio(f), f.id))
         hurt = sight.ratio(c) < 0.3
+        dist = sight._dist
+        spots = [(f.pos[0], f.pos[1]) for f in foes if f.pos is not None]
+        target = (goal.pos[0], goal.pos[1]) if goal.pos is not None else spots[0]
 
         def cost(sq: list[int]) -> tuple[float, int, int]:
-            near = min(sight.distance(sq, f.pos) for f in foes)
-            to_goal = sight.distance(sq, goal.pos)
+            near = min(dist(sq, f) for f in spots)
             penalty = 0.0
             if keep_off and near <= 1:
                 penalty += 5
-            if hurt and sum(1 for f in foes if sight.distance(sq, f.pos) <= 1) >= 3:
+            if hurt and sum(1 for f in spots if dist(sq, f) <= 1) >= 3:
                 penalty += 50
-            gap = max(0, to_goal - reach)
+            gap = max(0, dist(sq, target) - reach)
             return (gap + penalty + (0.2 * -near if keep_off else 0.0), sq[0], sq[1])
 
         best = min(move.squares, key=cost)

@@ -1,0 +1,40 @@
+"""The odds of a planned fight: steady across seed sets, and right about lopsided fights."""
+
+from __future__ import annotations
+
+import pytest
+
+from combat.engine.rulesets import RULESETS
+from combat.engine.simulate import lineup, odds, run_parallel
+
+KEYS = sorted(RULESETS)
+
+
+def test_two_runs_of_500_with_different_seeds_agree_within_5_points():
+    key = "paradigm"  # the cheapest fights to play; an even match (the demo party against itself)
+    party = list(RULESETS[key].heroes.items())[:2]
+    setup = lineup(key, party, party)
+    first = odds(run_parallel(setup, range(500), workers=2))
+    second = odds(run_parallel(setup, range(10_000, 10_500), workers=2))
+    assert first.fights == second.fights == 500
+    assert 0.1 < first.win < 0.9  # a fight whose outcome is in doubt, or the check says little
+    assert abs(first.win - second.win) <= 0.05, (first.win, second.win)
+
+
+def weakest(sheets: dict) -> tuple[str, dict]:
+    return min(sheets.items(), key=lambda kv: (kv[1].get("hp", 0), kv[0]))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_four_against_one_weak_monster_is_a_walkover_and_the_reverse_a_massacre(key):
+    r = RULESETS[key]
+    heroes = list(r.heroes.items())
+    four = [(f"{n} {i}", s) for i, (n, s) in enumerate(heroes[i % len(heroes)] for i in range(4))]
+    monsters = list(r.monsters.items())
+    horde = [(f"{n} {i}", s) for i, (n, s) in enumerate(monsters[i % len(monsters)] for i in range(4))]
+    walkover = odds(run_parallel(lineup(key, four, [weakest(r.monsters)]), range(60), workers=2))
+    massacre = odds(run_parallel(lineup(key, [weakest(r.heroes)], horde), range(60), workers=2))
+    assert walkover.win >= 0.95, walkover.win
+    assert massacre.win <= 0.05, massacre.win
+    down = {m["name"]: m["down"] for m in massacre.members}
+    assert list(down.values()) and all(0.0 <= v <= 1.0 for v in down.values())
