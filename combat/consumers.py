@@ -363,6 +363,11 @@ class BattleConsumer(sockets.PushConsumer):
             self.shown = version
             await self.send_text(html)
 
+    async def odds_push(self, event: dict[str, Any]) -> None:
+        """The odds panel of the battle's set-up (``combat.odds``): a GM's socket alone sends it on."""
+        if self.vclass == "gm" and await self._allowed():
+            await self.send_text(event["gm"])
+
     async def chat_push(self, event: dict[str, Any]) -> None:
         """A line of the campaign's chat changed: send this viewer's part of it, if any (``vtt.chat``)."""
         if await self._allowed():

@@ -74,3 +74,37 @@ class BattleEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.battle_id}#{self.seq} {self.type}"
+
+
+class OddsJob(models.Model):
+    """The odds of a planned fight: ``FIGHTS`` plays of a battle's set-up, run outside any request.
+
+    One row per set-up (``key``: a hash of the combatants, their sheets and places, the board and
+    the house rules), so the same set-up gives the same figures without playing again. A runner (a
+    Channels worker or the process pool beside the server) moves it from queued to running to done,
+    writing ``done`` and ``beat`` as fights come back; a job whose runner stopped beating is failed
+    (``combat.odds``) and may be retried. ``battle`` is the battle that asked last (its page hears
+    the progress).
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    key = models.CharField(max_length=64, unique=True)
+    battle = models.ForeignKey(Battle, null=True, on_delete=models.SET_NULL, related_name="odds_jobs")
+    setup = models.JSONField(default=dict)  # the battle state in set-up that is played
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=500)
+    done = models.PositiveIntegerField(default=0)
+    result = models.JSONField(null=True, blank=True)
+    error = models.CharField(max_length=200, blank=True, default="")
+    attempt = models.PositiveIntegerField(default=0)  # bumped by each (re)start: an old runner stops
+    beat = models.DateTimeField(null=True, blank=True)  # the runner's last sign of life
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"odds {self.key[:8]} {self.status} {self.done}/{self.total}"

@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import presenters, services, setup
+from combat import odds, presenters, services, setup
 from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
 from combat.engine.view import Viewer, event_data_for, hidden_ids, unseen_ids
@@ -184,6 +184,8 @@ def battle_page(request: HtmxRequest, pk: int) -> HttpResponse:
         ctx["characters"] = list(
             Character.objects.filter(campaign_id=battle.campaign_id).order_by("kind", "name")
         )
+        if table.state.phase == "setup":
+            ctx["odds_html"] = odds.panel_html(odds.job_for(table.state), battle.pk, request=request)
     return render(request, "combat/battle.html", ctx)
 
 

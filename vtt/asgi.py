@@ -13,8 +13,10 @@ from vtt.handlers import get_asgi_application  # noqa: E402
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.routing import ChannelNameRouter, ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from combat.odds import CHANNEL as ODDS_CHANNEL  # noqa: E402
+from combat.odds import OddsWorker  # noqa: E402
 from combat.routing import websocket_urlpatterns  # noqa: E402
 from vtt.routing import websocket_urlpatterns as campaign_urlpatterns  # noqa: E402
 from vtt.wsorigin import SameOriginValidator  # noqa: E402
@@ -26,6 +28,8 @@ application = ProtocolTypeRouter(
             # types-channels wants its own pattern type here; Channels takes Django's path() patterns.
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns + campaign_urlpatterns))  # type: ignore[arg-type]
         ),
+        # ``manage.py runworker --layer jobs odds``: the encounter-odds jobs (combat/odds.py).
+        "channel": ChannelNameRouter({ODDS_CHANNEL: OddsWorker.as_asgi()}),
     }
 )
 

@@ -173,7 +173,13 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("CHANNEL_PREFIX", "vtt")},
-        }
+        },
+        # Jobs for workers (``manage.py runworker --layer jobs odds``): the core layer's channels are
+        # queues, so each job goes to ONE of the workers listening (pub/sub would give it to all).
+        "jobs": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("CHANNEL_PREFIX", "vtt") + "-jobs"},
+        },
     }
 else:
     # One queue per socket; a queue that fills is a client too slow to follow (it is dropped, see
@@ -184,6 +190,16 @@ else:
             "CONFIG": {"capacity": 500, "expiry": 60},
         }
     }
+
+# Encounter odds (combat/odds.py): who plays the fights. "pool": a process pool beside each server
+# process, one worker per core (ODDS_PROCESSES, 0: every core); "worker": Channels workers started
+# with ``manage.py runworker --layer jobs odds`` (needs REDIS_URL), on any machine.
+ODDS_RUNNER = os.environ.get("ODDS_RUNNER", "pool")
+if ODDS_RUNNER not in ("pool", "worker") or (ODDS_RUNNER == "worker" and not REDIS_URL):
+    raise ImproperlyConfigured("ODDS_RUNNER is pool, or worker with REDIS_URL set.")
+ODDS_LAYER = "jobs"
+ODDS_PROCESSES = int(os.environ.get("ODDS_PROCESSES", "0"))
+ODDS_FIGHTS = int(os.environ.get("ODDS_FIGHTS", "500"))
 
 # HTTP requests of one server process running their sync work (middleware and view) at once; the
 # others wait their turn on the event loop. Twenty threads contending for one GIL cost more per
