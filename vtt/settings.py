@@ -178,7 +178,11 @@ if REDIS_URL:
         # queues, so each job goes to ONE of the workers listening (pub/sub would give it to all).
         "jobs": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("CHANNEL_PREFIX", "vtt") + "-jobs"},
+            # A worker waits on a queue for 5 s at a time: its socket must not time out first.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "prefix": os.environ.get("CHANNEL_PREFIX", "vtt") + "-jobs",
+            },
         },
     }
 else:
@@ -200,6 +204,7 @@ if ODDS_RUNNER not in ("pool", "worker") or (ODDS_RUNNER == "worker" and not RED
 ODDS_LAYER = "jobs"
 ODDS_PROCESSES = int(os.environ.get("ODDS_PROCESSES", "0"))
 ODDS_FIGHTS = int(os.environ.get("ODDS_FIGHTS", "500"))
+ODDS_STALE_SECONDS = float(os.environ.get("ODDS_STALE_SECONDS", "20"))
 
 # HTTP requests of one server process running their sync work (middleware and view) at once; the
 # others wait their turn on the event loop. Twenty threads contending for one GIL cost more per

@@ -156,3 +156,19 @@ def test_odds_are_for_a_set_up_with_both_sides_before_the_start(
     response, callbacks = check(client, users["gm"], battle, django_capture_on_commit_callbacks)
     assert response.status_code == 400 and "before the battle starts" in response.content.decode()
     assert callbacks == [] and not OddsJob.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_embedded_runner_plays_the_job_over_the_process_pool_beside_the_server(setup_battle, client):
+    import time
+
+    users, battle = setup_battle
+    client.force_login(users["gm"])
+    assert client.post(f"/battles/{battle.pk}/odds", **HX).status_code == 200  # commits: the runner starts
+    job = OddsJob.objects.get()
+    deadline = time.monotonic() + 60
+    while job.status in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.1)  # the runner is another thread and other processes: wait for its row
+        job.refresh_from_db()
+    assert job.status == "done" and job.done == job.total == 12
+    assert [m["name"] for m in job.result["members"]] == ["Ayla", "Bram"]
