@@ -163,7 +163,7 @@ def _square(post: Any) -> list[int] | None:
 def _gm_params(kind: str, post: Any) -> dict[str, Any]:
     """Parameters of setup and GM actions, from their named fields only."""
     params: dict[str, Any] = {}
-    needs_combatant = kind not in ("gm.skip_turn", "gm.end_battle", "setup.start", "gm.fog")
+    needs_combatant = kind not in ("gm.skip_turn", "gm.end_battle", "setup.start", "gm.fog", "gm.tactics")
     if needs_combatant:
         params["combatant"] = _text(post, "combatant", "Combatant", limit=16)
     if kind == "gm.set_hp":

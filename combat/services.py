@@ -26,7 +26,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
 from django.db import connection, transaction
@@ -39,6 +39,7 @@ from combat.engine.dice import Dice
 from combat.engine.events import Event
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
 from combat.engine.state import BattleState
+from combat.engine.tactics import gm_may_leave
 from combat.models import Battle, BattleEvent
 from vtt.homebrew import battle_content
 from vtt.models import Campaign, Character, MapImage, Membership, Role
@@ -454,7 +455,38 @@ def _run(
         events, after = outcome
         if not events:
             return _refused("That changes nothing.", battle, state)
-        return _append(battle, after, events, user, token)
+        return _monsters_act(battle, after, _append(battle, after, events, user, token))
+
+
+MAX_AUTO_TURNS = 30  # monsters' turns played in a row after one action (a battle of monsters alone ends)
+
+
+def _monsters_act(battle: Battle, state: BattleState, result: Result) -> Result:
+    """With the battle's "monsters act on their own": the turns of the monsters and NPCs that come next,
+    played by the tactics, each appended as an action of its own (``gm.tactics``, undone one by one)."""
+    for _ in range(MAX_AUTO_TURNS):
+        c = state.current()
+        if (
+            not state.options.get("monsters_act")
+            or state.pending is not None
+            or c is None
+            or not gm_may_leave(c)
+        ):
+            break
+        outcome = resolve(state, Action("gm.tactics"), Dice(battle.seed, battle.seq))
+        if isinstance(outcome, Refusal) or not outcome[0]:
+            break
+        events, state = outcome
+        appended = _append(battle, state, events, None, None)
+        result = replace(result, seq=appended.seq, state=state)
+    return result
+
+
+def let_tactics_act(
+    battle_id: Any, user: Any, expected_seq: int | None = None, client_token: str | None = None
+) -> Result:
+    """The GM lets the rules' tactics play the turn of the monster or NPC acting now (``gm.tactics``)."""
+    return gm_override(battle_id, user, {"kind": "gm.tactics", "params": {}}, expected_seq, client_token)
 
 
 def _forbidden(reason: str) -> Refusal:

@@ -382,6 +382,7 @@ ACTION_PARAMS: dict[str, type] = {
     "gm.remove_combatant": CombatantParams,
     "gm.end_battle": EndBattleParams,
     "gm.fog": FogParams,
+    "gm.tactics": NoParams,
 }
 
 #: Kinds whose parameters name exactly one of these.

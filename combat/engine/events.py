@@ -405,6 +405,15 @@ class StatusUpdated(Recorded, total=False):
     status: Required[str]
 
 
+class TacticsChose(Recorded, total=False):
+    """``tactics.chose``: the rules' tactics act for a combatant the GM left to them (``gm.tactics``);
+    ``reason`` is the tactics' one line of player words, ``action`` the kind of what follows."""
+
+    actor: Required[str]
+    reason: Required[str]
+    action: str
+
+
 class TurnEnded(Recorded, total=False):
     """``turn.ended``."""
 
@@ -479,6 +488,7 @@ GENERIC_EVENTS: dict[str, EventType] = {
     "status.applied": EventType(StatusApplied, words.status_applied, changes=True),
     "status.removed": EventType(StatusRemoved, words.status_removed),
     "status.updated": EventType(StatusUpdated, changes=True),
+    "tactics.chose": EventType(TacticsChose, words.tactics_chose),
     "turn.ended": EventType(TurnEnded, words.turn_ended),
     "turn.prepared": EventType(TurnPrepared),
     "turn.skipped": EventType(

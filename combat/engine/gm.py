@@ -264,6 +264,14 @@ SETUP_ACTIONS = {
     "setup.start": setup_start,
 }
 
+
+def gm_tactics(ctx: Ctx, action: Action) -> Refusal | None:
+    """ENG-7: the rules' tactics play the turn of the monster or NPC acting now (``tactics.play_turn``)."""
+    from combat.engine.tactics import play_turn  # the tactics read the core, which reads this module
+
+    return play_turn(ctx, action)
+
+
 GM_ACTIONS = {
     "gm.set_hp": gm_set_hp,
     "gm.set_resource": gm_set_resource,
@@ -275,4 +283,5 @@ GM_ACTIONS = {
     "gm.remove_combatant": gm_remove_combatant,
     "gm.end_battle": gm_end_battle,
     "gm.fog": gm_fog,
+    "gm.tactics": gm_tactics,
 }

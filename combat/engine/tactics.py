@@ -33,13 +33,16 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from combat.engine import fog
-from combat.engine.actions import Action, ActionOption, chosen_params
+from combat.engine.actions import Action, ActionOption, Refusal, chosen_params
 from combat.engine.board import METRICS
 from combat.engine.dice import Dice, DiceError
 from combat.engine.state import BattleState, Combatant, Decision
+
+if TYPE_CHECKING:
+    from combat.engine.context import Ctx
 
 # The core, the view and the ruleset registry are imported where they are used: every ruleset's
 # package imports this module while the registry is still being built.
@@ -287,7 +290,7 @@ class Tactics:
             return f"{t.name} is likely to drop"
         if foes and min(foes, key=lambda f: (sight.ratio(f), f.id)) is t and sight.ratio(t) < 1:
             return f"{t.name} is the most wounded"
-        if foes and sight.nearest(c, foes) is t:
+        if foes and sight.board == "grid" and sight.nearest(c, foes) is t:
             return f"{t.name} is the nearest"
         return f"{t.name} is in reach"
 
@@ -348,3 +351,76 @@ def tactics_for(state: BattleState) -> Tactics:
 
     own = getattr(rules_for(state), "tactics", None)
     return own if isinstance(own, Tactics) else DEFAULT
+
+
+def _perform(ctx: Ctx, action: Action) -> Refusal | None:
+    """Run one chosen action inside ``ctx`` as ``resolve`` would (its turn and decision checks passed)."""
+    from combat.engine.context import end_turn
+
+    state = ctx.state
+    if action.kind == "answer":
+        pending = state.pending
+        if pending is None:
+            return Refusal("There is nothing to answer.")
+        return ctx.answer(
+            pending.id, action.params.get("choice", pending.default), by="tactics", guarded=True
+        )
+    if action.kind == "end_turn":
+        end_turn(ctx)
+        return None
+    method = ctx.rules.actions.get(action.kind)
+    actor = state.combatants.get(action.actor or "")
+    if method is None or actor is None:
+        return Refusal("Unknown action.")
+    return method(ctx, actor, action)
+
+
+def gm_may_leave(c: Combatant) -> bool:
+    """A combatant the GM may leave to the tactics: not a player's character."""
+    return c.controller is None and c.kind != "pc"
+
+
+def play_turn(ctx: Ctx, action: Action) -> Refusal | None:
+    """``gm.tactics``: the tactics play the current turn of a monster or NPC to its end (ENG-7).
+
+    Each step is a ``tactics.chose`` event (the reason, in the log) and the events of the action
+    chosen; the whole turn is one action of the log, undone at once. It stops where a player must
+    answer or the GM must rule. A step the engine refuses refuses the whole turn (nothing changes).
+    """
+    from combat.engine.context import finish
+
+    state = ctx.state
+    c = state.current()
+    if state.phase != "active" or c is None:
+        return Refusal("It is nobody's turn.")
+    if state.pending is not None:
+        return Refusal("A question waits for an answer first.")
+    if not gm_may_leave(c):
+        return Refusal(f"{c.name} is a player's character: its player acts.")
+    tactics = tactics_for(state)
+    turn, steps = (state.round, state.turn), 0
+    for _ in range(4 * MAX_STEPS):
+        s = ctx.state
+        if s.phase != "active" or (s.round, s.turn) != turn:
+            break
+        pending = s.pending
+        if pending is not None:
+            who = s.combatants.get(pending.combatant)
+            if pending.gm_only or who is None or not gm_may_leave(who):
+                break  # a player answers, or the GM rules: the turn goes on from their answer
+        choice = tactics.choose(s, "all", steps)
+        if choice is None:
+            break
+        ctx.emit(
+            "tactics.chose",
+            actor=choice.action.actor or c.id,
+            reason=choice.reason,
+            action=choice.action.kind,
+        )
+        result = _perform(ctx, choice.action)
+        if isinstance(result, Refusal):
+            return Refusal(f"The tactics could not play {c.name}'s turn: {result.reason}")
+        finish(ctx)
+        if pending is None:
+            steps += 1
+    return None

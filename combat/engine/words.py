@@ -280,6 +280,12 @@ def order_set(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
     return "Turn order: " + ", ".join(who(names, c) for c in d.get("order", [])) + "."
 
 
+def tactics_chose(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
+    """The rules' tactics act for a monster: their reason, as they gave it ("Grul attacks Mira: ...")."""
+    reason = d.get("reason")
+    return str(reason) if isinstance(reason, str) and reason else f"{who(names, d.get('actor'))} acts."
+
+
 def turn_ended(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
     reason = f" ({spoken(d['reason'])})." if isinstance(d.get("reason"), str) else "."
     return f"{who(names, d.get('combatant'))} ends the turn{reason}"

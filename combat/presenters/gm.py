@@ -7,6 +7,7 @@ from typing import Any
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
 from combat.engine.state import BattleState
+from combat.engine.tactics import gm_may_leave
 from combat.presenters.render import GM_OVERRIDES, GM_ROW, fragment, joined
 from combat.table import Table, battle_urls
 
@@ -61,9 +62,17 @@ def context(table: Table) -> dict[str, Any]:
     return {
         "all_combatants": rows,
         "gm_rows_html": joined([fragment(GM_ROW, {"c": r, "board_kind": ruleset.board}) for r in rows]),
-        "gm_quick": GM_QUICK,
+        "gm_quick": _quick(state),
         "gm_forms_html": fragment(GM_OVERRIDES, forms),
     }
+
+
+def _quick(state: BattleState) -> tuple[tuple[str, str], ...]:
+    """The quick actions; "Let the tactics act" while a monster or NPC has the turn and nothing waits."""
+    c = state.current()
+    if c is not None and state.pending is None and gm_may_leave(c):
+        return (("gm.tactics", f"Let the tactics act for {c.name}"), *GM_QUICK)
+    return GM_QUICK
 
 
 def status_choices(ruleset: type[Ruleset], state: BattleState, present: set[str]) -> list[tuple[str, str]]:

@@ -132,4 +132,4 @@ def test_the_guide_s_tactics_play_its_toy_through_the_shared_frame(toy):
     b, p, q = toy
     choice = tactics_for(b.state).choose(b.state)
     assert choice.action.kind == "hit" and choice.action.params == {"targets": [p]}
-    assert choice.reason == "Quo hits Pia: Pia is the nearest."
+    assert choice.reason == "Quo hits Pia: Pia is in reach."

@@ -213,6 +213,17 @@ MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
     ("act-get", "battle_act", ("battle",), "get", None, (L, 405, 405, 405, 405, 405, 405)),
     ("battle_start", "battle_start", ("setup",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 200)),
     ("battle_undo", "battle_undo", ("battle",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 200)),
+    # The odds of a set-up are the GM's alone (players never see them).
+    ("battle_odds", "battle_odds", ("setup",), "get", None, (L, 404, 404, 403, 403, 403, 200)),
+    ("battle_odds-post", "battle_odds", ("setup",), "post", lambda w: {}, (L, 404, 404, 403, 403, 403, 200)),
+    (
+        "battle_odds_cancel",
+        "battle_odds_cancel",
+        ("setup",),
+        "post",
+        lambda w: {},
+        (L, 404, 404, 403, 403, 403, 200),
+    ),
     (
         "battle_add",
         "battle_add",

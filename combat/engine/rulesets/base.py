@@ -135,6 +135,14 @@ COMMON_OPTIONS: tuple[Field, ...] = (
         help="When a monster or NPC may react (dodge, parry...), it answers at once with its usual choice, "
         "or the GM is asked each time.",
     ),
+    Field(
+        "monsters_act",
+        "Monsters act on their own",
+        "bool",
+        default=False,
+        help="On a monster's or NPC's turn the rules' tactics play it at once, and the log says why "
+        "(the GM can undo it like any action). Off: the GM plays them, or lets the tactics act for one.",
+    ),
 )
 
 
