@@ -295,13 +295,18 @@ _THREAD: ThreadPoolExecutor | None = None
 _POOL: ProcessPoolExecutor | None = None
 
 
-def _pool() -> ProcessPoolExecutor:
-    """The process pool beside the server: one worker per core (``ODDS_PROCESSES``), started once."""
+def _pool() -> ProcessPoolExecutor | None:
+    """The process pool beside the server: one worker per core (``ODDS_PROCESSES``), started once.
+
+    None in a daemonic process (a server a test spawned), which may not start processes: the job's
+    thread plays the fights itself there."""
     global _POOL
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:
+        return None
     with _LOCK:
         if _POOL is None:
-            import multiprocessing
-
             size = int(getattr(settings, "ODDS_PROCESSES", 0) or os.cpu_count() or 1)
             _POOL = ProcessPoolExecutor(
                 max_workers=size, mp_context=multiprocessing.get_context("forkserver")
