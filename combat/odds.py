@@ -332,6 +332,8 @@ def dispatch(job_id: int, attempt: int) -> None:
     global _THREAD
     if getattr(settings, "ODDS_RUNNER", "pool") == "worker":
         layer = get_channel_layer(getattr(settings, "ODDS_LAYER", "jobs"))
+        if layer is None:
+            raise RuntimeError("ODDS_RUNNER=worker needs the jobs channel layer (REDIS_URL).")
         async_to_sync(layer.send)(CHANNEL, {"type": "odds.run", "job": job_id, "attempt": attempt})
         return
     with _LOCK:
