@@ -329,6 +329,10 @@ class BattleConsumer(sockets.PushConsumer):
             if message.get("reconnect") is True or behind:
                 self.shown = version
                 await self.send(text_data=html)
+            elif message.get("version") == version:
+                self.shown = max(
+                    self.shown, version
+                )  # the page is at this version: changes may come as elements
 
     # ------------------------------------------------------------ group handlers
 
@@ -348,20 +352,33 @@ class BattleConsumer(sockets.PushConsumer):
             )
 
     async def battle_push(self, event: dict[str, Any]) -> None:
-        """Pick this socket's bytes: its class's regions, and a player's own regions."""
+        """Pick this socket's bytes: its class's regions (or elements), and a player's own.
+
+        A change pushed as the elements it touched (``base``: the version they apply to) goes only to a
+        page at that version; a page elsewhere (it missed a change, or its version is not known yet)
+        gets the whole table as it is now.
+        """
         if not await self._allowed():
             return
         html = event[self.vclass]
         if self.vclass == "pl":
             html += event["users"].get(self.user_id, "")
         version = event.get("version", self.shown)
+        base = event.get("base")
         async with self.send_lock:
             # Two changes render in two request threads (or processes) and publish as each finishes:
             # a render of an older version that comes after a newer one would put the page back.
-            if version < self.shown:
+            if version < self.shown or (base is not None and version == self.shown):
                 return
-            self.shown = version
-            await self.send_text(html)
+            if base is None or base == self.shown:
+                self.shown = version
+                rows = event.get("gm_rows") if self.vclass == "gm" else None
+                if rows:
+                    await self.send_text(rows)
+                await self.send_text(html)
+                return
+        self.sync_request = {"type": "sync", "reconnect": True}
+        await self._send_fresh()
 
     async def odds_push(self, event: dict[str, Any]) -> None:
         """The odds panel of the battle's set-up (``combat.odds``): a GM's socket alone sends it on."""

@@ -13,7 +13,11 @@ round trips), and each consumer only picks its bytes:
 - ``pl``: board, tracker, log as any player or observer may see them;
 - ``users[<user id>]``: that player's own action panel, prompt and sheet.
 
-A player's consumer never sends the ``gm`` part or another user's part.
+A change the push can tell from its events goes as the elements it touched (``presenters.changes``):
+the same parts, each holding only those elements, plus ``gm_rows`` (the GM's table rows, a frame of
+their own) and ``base``, the battle version they apply to; a socket whose page is at another version
+sends the whole table instead (``combat.consumers``). A player's consumer never sends the ``gm`` or
+``gm_rows`` part or another user's part.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from combat import presenters
 from combat.engine.events import Event
 from combat.engine.state import BattleState
 from combat.models import Battle
+from combat.presenters import changes
 from combat.table import Table, load_table
 from vtt.handlers import SERVER_LOOP
 
@@ -48,10 +53,15 @@ def user_group(battle_id: int, user_id: Any) -> str:
     return f"battle-{battle_id}-u{user_id}"
 
 
-def message_for(table: Table) -> dict[str, Any]:
-    """The group message of one change: one render per visibility class, one per controlling player."""
+def message_for(table: Table, events: list[Event] | None = None) -> dict[str, Any]:
+    """The group message of one change: the elements its ``events`` touched (``presenters.changes``:
+    with ``base``, the version they apply to), or every region, once per visibility class and once per
+    controlling player."""
     battle = table.battle
-    return {"type": PUSH, "seq": battle.seq, "version": battle.version, **presenters.class_regions(table)}
+    parts = changes.delta(table, events) if events else None
+    if parts is None:
+        parts = presenters.class_regions(table)
+    return {"type": PUSH, "seq": battle.seq, "version": battle.version, **parts}
 
 
 async def _send(group: str, message: dict[str, Any]) -> None:
@@ -109,6 +119,6 @@ def battle_changed(
         table = load_table(battle_id, battle, state=state, new_events=events)
         if table is None:
             return
-        publish(battle_group(battle_id), message_for(table))
+        publish(battle_group(battle_id), message_for(table, events))
     except Exception:  # a failed push must never undo a committed action
         log.exception("live push for battle %s failed", battle_id)

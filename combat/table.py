@@ -19,6 +19,8 @@ Caches (cachetools, per process; ``clear_caches`` empties them):
   battle, each seq once, so the push after a write reads nothing (see ``load_table``);
 - ``LOGS`` (LRU, 4,000 battle and class pairs): the described entries of a battle's log window
   (``combat.presenters.log``), so a change describes only its new events;
+- ``LAYOUTS`` (LRU, 4,000 battle and class pairs): which elements a class's page holds at a
+  version (``combat.presenters.changes``), so the next change may push only the elements it touched;
 - ``URLS`` (LRU, 10,000 battles) and ``TEMPLATES`` (LRU, 256): reversed
   endpoints and compiled templates.
 """
@@ -55,11 +57,13 @@ LOGS: LRUCache[tuple[int, str], tuple[dict[str, str], frozenset[str], frozenset[
     LRUCache(maxsize=4_000)
 )
 TEMPLATES: LRUCache[str, Any] = LRUCache(maxsize=256)
+# (battle, class) -> (version, the layout of that class's page at it): ``combat.presenters.changes``.
+LAYOUTS: LRUCache[tuple[int, str], tuple[int, tuple[Any, ...]]] = LRUCache(maxsize=4_000)
 
 
 def clear_caches() -> None:
     """Empty every process cache of the battle's display (tests: database ids repeat)."""
-    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES, LOGS):
+    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES, LOGS, LAYOUTS):
         cache.clear()
 
 

@@ -96,3 +96,17 @@ def gm_skips(battle, gm) -> int:
     result = services.gm_override(battle.pk, gm, {"kind": "gm.skip_turn", "params": {}}, battle.seq)
     assert result.ok, result.reason
     return result.seq
+
+
+async def at_page(comm, battle_id: int) -> None:
+    """Tell the socket its page shows the battle as it is now, as a page does when it opens (changes then
+    come as the elements they touched)."""
+    from channels.db import database_sync_to_async
+
+    from combat.models import Battle
+
+    seq, version = await database_sync_to_async(
+        lambda: Battle.objects.filter(pk=battle_id).values_list("seq", "version").get()
+    )()
+    await comm.send_to(text_data=json.dumps({"type": "sync", "seq": seq, "version": version}))
+    await frames(comm, 0.3)  # nothing comes back: the page is up to date

@@ -140,6 +140,9 @@ def class_regions(table: Table) -> dict[str, Any]:
         ctx.update(user_context(table, uid, False))
         actions.share_options(table, ctx)
         users[uid] = render_own(USER_REGIONS, ctx)
+    from combat.presenters.changes import remember
+
+    remember(table)  # the next change may push only the elements it touches
     return {
         "gm": render_own(GM_REGIONS, gm_ctx),
         "pl": render.render_regions(SHARED_REGIONS, pl_ctx),

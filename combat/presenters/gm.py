@@ -24,8 +24,30 @@ GM_FORMS = (
 )
 
 
-def context(table: Table) -> dict[str, Any]:
-    """The GM panel: exact values of every combatant (a row each), the quick actions, the override forms."""
+def gm_rows(table: Table) -> list[dict[str, Any]]:
+    """The exact values of every combatant, a row each (once per change)."""
+
+    def make() -> list[dict[str, Any]]:
+        return [
+            {
+                "id": cid,
+                "name": c.name,
+                "hp": c.hp,
+                "max_hp": c.max_hp,
+                "pos": c.pos,
+                "row": c.row,
+                "statuses": sorted(c.statuses),
+                "side": c.side,
+            }
+            for cid, c in table.state.combatants.items()
+        ]
+
+    rows: list[dict[str, Any]] = table.once("gm_rows", make)
+    return rows
+
+
+def gm_forms(table: Table, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """All the override forms show (they hold no client token: the page fills it when one is sent)."""
     state = table.state
     statuses: set[str] = set()
     resources: set[str] = set()
@@ -33,37 +55,31 @@ def context(table: Table) -> dict[str, Any]:
         statuses.update(c.statuses)
         resources.update(c.resources)
     ruleset = get_ruleset(state.ruleset)
-    rows = [
-        {
-            "id": cid,
-            "name": c.name,
-            "hp": c.hp,
-            "max_hp": c.max_hp,
-            "pos": c.pos,
-            "row": c.row,
-            "statuses": sorted(c.statuses),
-            "side": c.side,
-        }
-        for cid, c in state.combatants.items()
-    ]
-    urls = battle_urls(table.battle.pk)
-    # All the override forms show (they hold no client token: the page fills it when one is sent).
-    forms = {
+    return {
         "gm_forms": GM_FORMS,
         "all_combatants": [{"id": r["id"], "name": r["name"]} for r in rows],
         "status_choices": status_choices(ruleset, state, statuses),
         "known_statuses": sorted(statuses | (ruleset.status_keys(state) or set())),
         "known_resources": sorted(resources),
-        "urls": urls,
+        "urls": battle_urls(table.battle.pk),
         "width": state.width,
         "height": state.height,
         "csrf_token": None,  # pushed and shared: htmx sends the page's token in a header
+        "oob": False,
     }
+
+
+def context(table: Table) -> dict[str, Any]:
+    """The GM panel: exact values of every combatant (a row each), the quick actions, the override forms."""
+    rows = gm_rows(table)
+    board_kind = get_ruleset(table.state.ruleset).board
     return {
         "all_combatants": rows,
-        "gm_rows_html": joined([fragment(GM_ROW, {"c": r, "board_kind": ruleset.board}) for r in rows]),
-        "gm_quick": _quick(state),
-        "gm_forms_html": fragment(GM_OVERRIDES, forms),
+        "gm_rows_html": joined(
+            [fragment(GM_ROW, {"c": r, "board_kind": board_kind, "oob": False}) for r in rows]
+        ),
+        "gm_quick": _quick(table.state),
+        "gm_forms_html": fragment(GM_OVERRIDES, gm_forms(table, rows)),
     }
 
 

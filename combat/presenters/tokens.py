@@ -132,8 +132,8 @@ def tokens_of(table: Table, vclass: str) -> list[dict[str, Any]]:
         tokens = []
         for cid, c in table.class_view(vclass).get("combatants", {}).items():
             t = token_of(table, cid, c)
-            t["html"] = fragment(TOKEN, {"t": t["on_board"]})
-            t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"]})
+            t["html"] = fragment(TOKEN, {"t": t["on_board"], "oob": False})
+            t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False})
             tokens.append(t)
         return tokens
 

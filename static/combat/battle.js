@@ -74,6 +74,18 @@
   });
   root.addEventListener("htmx:wsBeforeMessage", function (e) {
     var text = e.detail.message;
+    // A change sent as the elements it touched applies to one version of the table: a page at another
+    // (it missed a change) asks for the whole table instead; one that shows it already skips it.
+    var delta = typeof text === "string" ? /^<!--delta (\d+) (\d+)-->/.exec(text) : null;
+    if (delta) {
+      var now = versionNow();
+      if (parseInt(delta[2], 10) <= now) { e.preventDefault(); return; }
+      if (parseInt(delta[1], 10) !== now) {
+        e.preventDefault();
+        e.detail.socketWrapper.send(JSON.stringify({ type: "sync", seq: seqNow(), version: now, reconnect: true }));
+      }
+      return;
+    }
     if (typeof text === "string" && text.charAt(0) === "{") {
       e.preventDefault();
       try {

@@ -17,7 +17,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from combat import consumers, fanout, live
-from tests.sockets import connect, frames, gm_skips, presence_lines
+from tests.sockets import at_page, connect, frames, gm_skips, presence_lines
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,12 +50,14 @@ async def test_a_process_joins_a_battles_group_once_and_the_last_socket_leaves_i
         (reader,) = battle_groups[0]
         assert "fanout." in reader  # the process's reader, not a socket's own channel
 
+        for seat in seats:
+            await at_page(seat, battle.pk)
         seq = await database_sync_to_async(gm_skips)(battle, users["gm"])
         got = ["".join(await frames(seat, 2.0, until='id="battle-seq"')) for seat in seats]
         for html in got:
-            assert f'data-seq="{seq}"' in html and 'id="board"' in html
-        assert 'id="gm-panel"' in got[0]  # the GM's bytes...
-        assert all('id="gm-panel"' not in html for html in got[1:])  # ...to the GM only
+            assert f'data-seq="{seq}"' in html and 'id="tracker-head"' in html
+        assert 'id="gm-quick"' in got[0]  # the GM's bytes...
+        assert all('id="gm-quick"' not in html for html in got[1:])  # ...to the GM only
         assert 'id="actions"' in got[1] and 'id="actions"' not in got[3]  # a player's own regions
     finally:
         for seat in seats[1:]:

@@ -1,0 +1,260 @@
+"""A change pushed as the elements it touched, by id: htmx out-of-band swaps instead of whole regions.
+
+What a change touched is read from its events (``touched``): every combatant they name (an actor, a
+target, the combatant of a turn or a status, the one a reaction window waits for), and the new log
+lines. Each visibility class gets, rendered once:
+
+- the tokens and tracker rows of the combatants named (``tok-<id>``, ``trk-<id>``), the tracker's
+  head (round, who acts, who must answer: ``tracker-head``), the new log lines added at the top of
+  the log (``afterbegin:#log-entries``; newest first, as the page shows them) and the lines that left
+  the log's window removed (``delete``), the "Older entries" link, the seq mark;
+- the GM: besides, the GM rows of the combatants named (``gmr-<id>``, a frame of their own: table rows
+  cannot share a fragment with other elements in the HTML parser), the quick actions and the place form
+  (they carry the seq), the override forms when a status or resource changed, the GM's action panel and
+  prompt;
+- each controlling player: their action panel and prompt, and their sheet when it shows a combatant
+  the change named or a notice of the change before.
+
+Some changes alter the page's layout, not only its elements: a combatant added, removed, placed or
+moved between rows, the turn order, the fog, a new phase. ``FULL_TYPES`` lists the events that do;
+and the layout each class saw (which tokens stand on the board and in which order, the tracker's
+order, the GM's rows: ``layout``) is kept per battle and version, so a change whose layout differs
+from the one of the version before it, or whose version before is not known here, is pushed whole
+(``class_regions``), as are writes without events (an undo, a new map). A page that missed a change
+(it sees a version other than the one a change applies to) asks for the whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from combat.engine.core import Viewer
+from combat.engine.events import Event
+from combat.engine.rulesets import get_ruleset
+from combat.engine.view import hidden_ids, unseen_ids
+from combat.presenters import actions, prompt, render, sheet
+from combat.presenters.gm import GM_QUICK, gm_forms, gm_rows
+from combat.presenters.log import log_entries, log_memo
+from combat.presenters.render import GM_OVERRIDES, GM_ROW, TOKEN, TRACKER_ROW, fragment
+from combat.presenters.tokens import token_of
+from combat.table import LAYOUTS, LOG_WINDOW, Table, battle_urls
+from vtt.models import Role
+
+# Events that change the page's layout (or everything in it): their change is pushed whole.
+FULL_TYPES = frozenset(
+    {
+        "battle.created",
+        "battle.started",
+        "battle.ended",
+        "battle.extra",
+        "block.started",
+        "combatant.added",
+        "combatant.removed",
+        "combatant.updated",
+        "combatant.fled",
+        "combatant.placed",
+        "eidolon.summoned",
+        "eidolon.dismissed",
+        "fog.changed",
+        "initiative.rolled",
+        "initiative.rolloff",
+        "order.set",
+        "phase.started",
+        "row.changed",
+        "side.advanced",
+    }
+)
+# Events after which the GM's override forms may list other statuses or resources.
+FORMS_TYPES = ("status.", "resources.", "points.", "pdr.")
+
+
+def touched(events: Iterable[Event], combatants: Iterable[str]) -> set[str]:
+    """Every combatant the events name, in any field (a status's target, a decision's combatant...)."""
+    ids = set(combatants)
+    out: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            if value in ids:
+                out.add(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                walk(v)
+
+    for event in events:
+        walk(event.data)
+    return out
+
+
+def layout(table: Table, vclass: str) -> tuple[Any, ...]:
+    """What a class's page holds besides the elements' own content: which tokens stand on the board and
+    where a rows board keeps them, the tracker's order and who is at the table, the GM's rows, the fog."""
+    state = table.state
+    view = table.class_view(vclass)
+    seen = view.get("combatants", {})
+    if state.width and get_ruleset(state.ruleset).board == "grid":
+        board = tuple(cid for cid, c in seen.items() if c.get("alive", True) and c.get("pos") is not None)
+    else:
+        board = tuple((cid, c.get("side"), c.get("row")) for cid, c in seen.items() if c.get("alive", True))
+    order = tuple(cid for cid in state.order if cid in seen) + tuple(
+        cid for cid in seen if cid not in state.order
+    )
+    at_table = {c.controller for cid, c in state.combatants.items() if cid in seen and c.controller}
+    at_table |= {uid for uid, (role, _) in table.members.items() if role == Role.GM}
+    people = tuple((uid, table.name_of(uid)) for uid in sorted(at_table))
+    gm_ids = tuple(state.combatants) if vclass == "gm" else ()
+    fog = tuple(view.get("fog") or ())
+    return (state.phase, board, order, people, gm_ids, fog, len(view.get("blocked") or ()))
+
+
+def remember(table: Table) -> dict[str, tuple[Any, ...]]:
+    """Keep each class's layout at this version (the next change compares with it)."""
+    battle = table.battle
+    layouts = {vclass: layout(table, vclass) for vclass in ("gm", "pl")}
+    for vclass, shape in layouts.items():
+        LAYOUTS[(battle.pk, vclass)] = (battle.version, shape)
+    return layouts
+
+
+def _marker(base: int, version: int) -> str:
+    """What a delta frame starts with: the version it applies to and the one it brings (battle.js reads
+    it; a comment is no element, so htmx swaps nothing for it)."""
+    return f"<!--delta {base} {version}-->"
+
+
+def _token(table: Table, vclass: str, cid: str) -> dict[str, Any] | None:
+    c = table.class_view(vclass).get("combatants", {}).get(cid)
+    return None if c is None else token_of(table, cid, c)
+
+
+def _log(table: Table, vclass: str, new: int) -> str | None:
+    """The new lines at the top of the log, the lines that left its window removed, the older link;
+    None when the lines before are not known here (the whole log then goes)."""
+    state = table.state
+    seq = table.battle.seq
+    before = seq - new
+    if (before > LOG_WINDOW) != (seq > LOG_WINDOW):
+        return None  # the "Older entries" link appears
+    names = {cid: c.name for cid, c in state.combatants.items()}
+    viewer = Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER)
+    hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
+    memo = log_memo(table.battle.pk, vclass, names, hidden, unseen)
+    first_before = max(1, before - LOG_WINDOW + 1)
+    first_now = max(1, seq - LOG_WINDOW + 1)
+    window_before = range(first_before, before + 1)
+    if any(s not in memo for s in window_before):
+        return None
+    gone = [s for s in range(first_before, first_now) if memo[s][1] is not None]
+    entries = log_entries(table.events, names, hidden, memo, unseen)
+    fresh = [e["html"] for e in entries if e["seq"] > before]
+    out = "".join(f'<li id="log-{s}" hx-swap-oob="delete"></li>' for s in gone)
+    if fresh:
+        out += '<ol hx-swap-oob="afterbegin:#log-entries">' + "".join(fresh) + "</ol>"
+    if seq > LOG_WINDOW:
+        older = {"urls": battle_urls(table.battle.pk), "log_oldest": first_now, "oob": True}
+        out += render.render_one("log_older_link", older)
+    return out
+
+
+def _shared(
+    table: Table, vclass: str, frame: dict[str, Any], named: set[str], shape: tuple[Any, ...], new: int
+) -> str | None:
+    """Tracker head, named tokens and rows, the log's new lines, the seq mark, as ``vclass`` sees them."""
+    state = table.state
+    log_html = _log(table, vclass, new)
+    if log_html is None:
+        return None
+    on_board = {entry if isinstance(entry, str) else entry[0] for entry in shape[1]}
+    in_tracker = set(shape[2])
+    parts = []
+    current = state.current()
+    pending = state.pending
+    head = dict(
+        frame,
+        oob=True,
+        current=_token(table, vclass, current.id) if current is not None else None,
+        pending=table.class_view(vclass).get("pending"),
+        pending_for=table.name_of(pending.controller) if pending else "",
+        result=state.result,
+    )
+    parts.append(render.render_one("tracker_head", head))
+    for cid in sorted(named):
+        t = _token(table, vclass, cid)
+        if t is None:
+            continue
+        if cid in on_board:
+            parts.append(fragment(TOKEN, {"t": t["on_board"], "oob": True}))
+        if cid in in_tracker:
+            parts.append(fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": True}))
+    parts.append(log_html)
+    return "".join(parts)
+
+
+def _own(table: Table, frame: dict[str, Any], uid: str | None, is_gm: bool, named: set[str], new: int) -> str:
+    """A viewer's action panel and prompt, and their sheet when the change (or the one before) shows on it."""
+    from combat.presenters import render_own
+
+    ctx = dict(frame)
+    ctx.update(actions.context(table, uid, is_gm))
+    ctx.update(prompt.context(table, uid, is_gm))
+    regions: tuple[str, ...] = ("actions", "prompt")
+    if not is_gm:
+        mine = sheet.controlled(table, uid)
+        before = table.events[new:]
+        names = {cid: c.name for cid, c in table.state.combatants.items()}
+        if mine & named or (mine and sheet.notices(before, mine, names)):
+            ctx.update(sheet.context(table, uid, is_gm))
+            regions = ("actions", "prompt", "sheet")
+    actions.share_options(table, ctx)
+    return render_own(regions, ctx)
+
+
+def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
+    """The elements a change touched, per class and per controlling player; None when it goes whole."""
+    from combat.presenters import frame as frame_of
+
+    battle, state = table.battle, table.state
+    if state.phase != "active" or any(e.type in FULL_TYPES for e in events):
+        return None
+    layouts = {vclass: layout(table, vclass) for vclass in ("gm", "pl")}
+    for vclass, shape in layouts.items():
+        if LAYOUTS.get((battle.pk, vclass)) != (battle.version - 1, shape):
+            return None
+    named = touched(events, state.combatants)
+    new = len(events)
+    gm_frame = frame_of(table, "gm")
+    pl_frame = frame_of(table, "pl")
+    gm_shared = _shared(table, "gm", gm_frame, named, layouts["gm"], new)
+    pl_shared = _shared(table, "pl", pl_frame, named, layouts["pl"], new)
+    if gm_shared is None or pl_shared is None:
+        return None
+    for vclass, shape in layouts.items():
+        LAYOUTS[(battle.pk, vclass)] = (battle.version, shape)
+    marker = _marker(battle.version - 1, battle.version)
+    # The GM panel: its rows of the combatants named, its forms that carry the seq, the override forms
+    # when the statuses or resources it offers may have changed.
+    rows = gm_rows(table)
+    board_kind = gm_frame["board_kind"]
+    gm_rows_html = "".join(
+        fragment(GM_ROW, {"c": r, "board_kind": board_kind, "oob": True}) for r in rows if r["id"] in named
+    )
+    gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=GM_QUICK)
+    gm_panel = render.render_one("gm_quick", gm_ctx) + render.render_one("place_form", gm_ctx)
+    if any(e.type.startswith(FORMS_TYPES) for e in events):
+        gm_panel += fragment(GM_OVERRIDES, dict(gm_forms(table, rows), oob=True))
+    gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new)
+    users = {
+        uid: _own(table, dict(pl_frame, role=Role.PLAYER), uid, False, named, new)
+        for uid in sorted(table.controllers())
+    }
+    return {
+        "base": battle.version - 1,
+        "gm": marker + gm_shared + gm_panel + gm_own + render.render_one("seqmark", gm_frame),
+        "gm_rows": marker + gm_rows_html if gm_rows_html else "",
+        "pl": marker + pl_shared + render.render_one("seqmark", pl_frame),
+        "users": users,
+    }
