@@ -362,7 +362,8 @@ class BattleConsumer(sockets.PushConsumer):
             return
         html = event[self.vclass]
         if self.vclass == "pl":
-            html += event["users"].get(self.user_id, "")
+            users = event["users"]
+            html += users[self.user_id] if self.user_id in users else event.get("watch", "")
         version = event.get("version", self.shown)
         base = event.get("base")
         async with self.send_lock:

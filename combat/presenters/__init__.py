@@ -33,6 +33,8 @@ from combat.presenters.tokens import tokens_of
 from combat.table import Table, battle_urls, vclass_of
 from vtt.models import Role
 
+# A viewer id no combatant has as controller: what an observer, or a player with no combatant, sees.
+WATCHER = "watcher"
 # Regions (partial names) each message carries; every one is a top-level element with an id.
 SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
 USER_REGIONS = ("actions", "prompt", "sheet")
@@ -125,7 +127,8 @@ def class_regions(table: Table) -> dict[str, Any]:
 
     ``gm``: board, tracker, log, GM panel, the GM's action panel and prompt;
     ``pl``: board, tracker, log as any player or observer may see them;
-    ``users[<user id>]``: that player's own action panel, prompt and sheet.
+    ``users[<user id>]``: that player's own action panel, prompt and sheet;
+    ``watch``: the same regions of an observer or a player who controls no combatant.
     """
     gm_ctx = shared_context(table, "gm")
     gm_ctx.update(user_context(table, None, True))
@@ -140,6 +143,9 @@ def class_regions(table: Table) -> dict[str, Any]:
         ctx.update(user_context(table, uid, False))
         actions.share_options(table, ctx)
         users[uid] = render_own(USER_REGIONS, ctx)
+    # Observers and players with no combatant: the same own regions for all of them (from the cache).
+    watch = dict(pl_ctx)
+    watch.update(user_context(table, WATCHER, False))
     from combat.presenters.changes import remember
 
     remember(table)  # the next change may push only the elements it touches
@@ -147,4 +153,5 @@ def class_regions(table: Table) -> dict[str, Any]:
         "gm": render_own(GM_REGIONS, gm_ctx),
         "pl": render.render_regions(SHARED_REGIONS, pl_ctx),
         "users": users,
+        "watch": render_own(USER_REGIONS, watch),
     }

@@ -169,7 +169,6 @@ def _shared(
     if log_html is None:
         return None
     on_board = {entry if isinstance(entry, str) else entry[0] for entry in shape[1]}
-    in_tracker = set(shape[2])
     parts = []
     current = state.current()
     pending = state.pending
@@ -188,8 +187,8 @@ def _shared(
             continue
         if cid in on_board:
             parts.append(fragment(TOKEN, {"t": t["on_board"], "oob": True}))
-        if cid in in_tracker:
-            parts.append(fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": True}))
+        for n in range(shape[2].count(cid)):
+            parts.append(fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": True, "n": n}))
     parts.append(log_html)
     return "".join(parts)
 

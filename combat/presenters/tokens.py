@@ -133,7 +133,7 @@ def tokens_of(table: Table, vclass: str) -> list[dict[str, Any]]:
         for cid, c in table.class_view(vclass).get("combatants", {}).items():
             t = token_of(table, cid, c)
             t["html"] = fragment(TOKEN, {"t": t["on_board"], "oob": False})
-            t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False})
+            t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False, "n": 0})
             tokens.append(t)
         return tokens
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.presenters.render import joined
+from combat.presenters.render import TRACKER_ROW, fragment, joined
 from combat.table import Table
 from vtt.models import Role
 
@@ -18,8 +18,16 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
     current = state.current()
     at_table = {t["controller"] for t in tokens if t["controller"]}
     at_table |= {uid for uid, (role, _) in table.members.items() if role == Role.GM}
+    rows = []
+    times: dict[str, int] = {}
+    for t in (*order, *waiting):
+        # A combatant with two turns in the order has two rows: the second one's id says which.
+        n = times[t["id"]] = times.get(t["id"], -1) + 1
+        rows.append(
+            t["row_html"] if not n else fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False, "n": n})
+        )
     return {
-        "order_html": joined([t["row_html"] for t in (*order, *waiting)]),
+        "order_html": joined(rows),
         "current": by_id.get(current.id) if current else None,
         # What a non-addressee may know of a reaction window: who decides and why, not the question.
         "pending": table.class_view(vclass).get("pending"),
