@@ -35,7 +35,12 @@ process not paused per sample) and writes its flame graph (SVG) to FILE.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... .venv/bin/python bench/live.py [--battles 20 --clients 6]
 
-Last line, exactly: ``p95_ms=<N> actions_per_s=<M>``.
+``--floor`` then runs ``bench/floor.py --level stack`` with the same load and pushes of the sizes
+this run measured, and prints its figures beside this run's.
+
+The line before the last: ``push_bytes_player_p50=<A> push_bytes_gm_p50=<B> cpu_ms_per_action=<C>
+floor_cpu_ms=<D>`` (bytes a player's and the GM's socket received per change, medians; the server CPU
+per action; the floor's, or ``-`` without ``--floor``). Last line, exactly: ``p95_ms=<N> actions_per_s=<M>``.
 """
 
 from __future__ import annotations
@@ -125,6 +130,12 @@ def parse_args() -> argparse.Namespace:
         default=None,
         help="run the first server process under py-spy and write its flame graph here "
         "(SVG; collapsed stacks unless FILE ends in .svg)",
+    )
+    p.add_argument(
+        "--floor",
+        action="store_true",
+        help="then run bench/floor.py (--level stack) with the same load and this run's push sizes, "
+        "and print its CPU per action and p95 beside this run's",
     )
     p.add_argument(
         "--profile-gil",
@@ -572,21 +583,33 @@ async def login(port: int, username: str) -> dict[str, str]:
     return cookies
 
 
-class Seat:
-    """One websocket client: remembers the newest seq and when it arrived."""
+# Bytes of each push a seat received (its frames up to and with the seq mark), while measuring:
+# "gm" for the GM's seats, "player" for the players', "observer" for the others'.
+PUSH_BYTES: dict[str, list[int]] = {"gm": [], "player": [], "observer": []}
+MEASURING = [False]
 
-    def __init__(self, battle: Table, user: str, ws) -> None:
-        self.battle, self.user, self.ws = battle, user, ws
+
+class Seat:
+    """One websocket client: remembers the newest seq and when it arrived, and the bytes of each push."""
+
+    def __init__(self, battle: Table, user: str, ws, kind: str = "player") -> None:
+        self.battle, self.user, self.ws, self.kind = battle, user, ws, kind
         self.seq = 0
         self.at = 0.0
+        self.bytes = 0
 
     async def run(self) -> None:
         try:
             while True:
                 text = await self.ws.recv()
                 now = time.perf_counter()
+                if not text.startswith("{"):
+                    self.bytes += len(text.encode())
                 m = SEQ.search(text)
                 if m:
+                    if MEASURING[0]:
+                        PUSH_BYTES[self.kind].append(self.bytes)
+                    self.bytes = 0
                     self.seq, self.at = int(m.group(1)), now
                     if self.user == self.battle.gm_user:
                         self.battle.gm_frame = text
@@ -781,7 +804,8 @@ async def main_async(
                 origin=f"http://127.0.0.1:{table.port}",
                 cookie=f"sessionid={cookies[user]['sessionid']}",
             )
-            seat = Seat(table, user, ws)
+            kind = "gm" if user == setup["gm"] else "player" if user in setup["players"] else "observer"
+            seat = Seat(table, user, ws, kind)
             table.seats.append(seat)
             tasks.append(asyncio.create_task(seat.run()))
             await ws.send(json.dumps({"type": "sync", "seq": 0, "reconnect": True}))  # a full first render
@@ -799,6 +823,7 @@ async def main_async(
         else None
     )
     cpu0 = {name: cpu_ms(pids) for name, pids in cpu_pids.items()}
+    MEASURING[0] = True
     client0 = time.process_time()
     start = time.perf_counter()
     rng = random.Random(7)
@@ -959,7 +984,57 @@ def main() -> None:
     )
     if args.profile:
         print(f"flame graph: {args.profile}")
+    sizes = {kind: round(statistics.median(v)) if v else 0 for kind, v in PUSH_BYTES.items()}
+    print(
+        f"bytes per push p50: gm={sizes['gm']} player={sizes['player']} observer={sizes['observer']} "
+        f"(p95: gm={pct(PUSH_BYTES['gm'], 95) if PUSH_BYTES['gm'] else 0} "
+        f"player={pct(PUSH_BYTES['player'], 95) if PUSH_BYTES['player'] else 0})"
+    )
+    floor_cpu = "-"
+    if args.floor:
+        floor = run_floor(args, sizes)
+        if floor is not None:
+            floor_cpu = f"{floor['cpu']:.1f}"
+            print(
+                f"floor (bench/floor.py --level stack, same load, pushes of this run's sizes): "
+                f"p95={floor['p95']:.1f} ms, server CPU per action {floor['cpu']:.1f} ms, "
+                f"load before={floor['load'][0]} after={floor['load'][1]}"
+            )
+    print(
+        f"push_bytes_player_p50={sizes['player']} push_bytes_gm_p50={sizes['gm']} "
+        f"cpu_ms_per_action={run['cpu']['server'] / count:.1f} floor_cpu_ms={floor_cpu}"
+    )
     print(f"p95_ms={pct(lat, 95):.0f} actions_per_s={rate:.0f}")
+
+
+def run_floor(args: argparse.Namespace, sizes: dict[str, int]) -> dict | None:
+    """``bench/floor.py --level stack`` with this run's load, its pushes the sizes this run measured."""
+    argv = [
+        sys.executable,
+        str(ROOT / "bench" / "floor.py"),
+        "-B", str(args.battles),
+        "-C", str(args.clients),
+        "--observers", str(args.observers),
+        "--think-ms", f"{args.think_ms:g}",
+        "--seconds", f"{min(args.seconds, 20):g}",
+        "--servers", str(args.servers),
+        "--server", args.server,
+    ]  # fmt: skip
+    env = dict(os.environ)
+    env.update(
+        FLOOR_GM_BYTES=str(sizes["gm"]),
+        FLOOR_PL_BYTES=str(sizes["player"] or sizes["observer"]),
+        FLOOR_OWN_BYTES="0",
+    )
+    run = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True)
+    out = run.stdout
+    cpu = re.search(r"server CPU per action: ([\d.]+) ms", out)
+    p95 = re.search(r"every seat updated ms: p50=[\d.]+ p95=([\d.]+)", out)
+    load = re.search(r"before=([\d.]+) after=([\d.]+)", out)
+    if run.returncode or not (cpu and p95 and load):
+        print(f"floor run failed: {(out + run.stderr)[-1500:]}", file=sys.stderr)
+        return None
+    return {"cpu": float(cpu[1]), "p95": float(p95[1]), "load": (load[1], load[2])}
 
 
 if __name__ == "__main__":

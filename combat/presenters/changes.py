@@ -111,13 +111,24 @@ def layout(table: Table, vclass: str) -> tuple[Any, ...]:
     return (state.phase, board, order, people, gm_ids, fog, len(view.get("blocked") or ()))
 
 
-def remember(table: Table) -> dict[str, tuple[Any, ...]]:
-    """Keep each class's layout at this version (the next change compares with it)."""
+def turn_of(table: Table, vclass: str) -> tuple[Any, ...]:
+    """Where the battle stands as the tracker's head says it to a class: the round, who acts, the
+    reaction window it sees, the result. A change of it sends the head and every viewer's own panel."""
+    state = table.state
+    current = state.current()
+    return (
+        state.round,
+        current.id if current is not None else None,
+        repr(table.class_view(vclass).get("pending")),
+        repr(state.result),
+    )
+
+
+def remember(table: Table) -> None:
+    """Keep each class's layout and turn at this version (the next change compares with them)."""
     battle = table.battle
-    layouts = {vclass: layout(table, vclass) for vclass in ("gm", "pl")}
-    for vclass, shape in layouts.items():
-        LAYOUTS[(battle.pk, vclass)] = (battle.version, shape)
-    return layouts
+    for vclass in ("gm", "pl"):
+        LAYOUTS[(battle.pk, vclass)] = (battle.version, layout(table, vclass), turn_of(table, vclass))
 
 
 def _marker(base: int, version: int) -> str:
@@ -161,9 +172,16 @@ def _log(table: Table, vclass: str, new: int) -> str | None:
 
 
 def _shared(
-    table: Table, vclass: str, frame: dict[str, Any], named: set[str], shape: tuple[Any, ...], new: int
+    table: Table,
+    vclass: str,
+    frame: dict[str, Any],
+    named: set[str],
+    shape: tuple[Any, ...],
+    new: int,
+    turned: bool,
 ) -> str | None:
-    """Tracker head, named tokens and rows, the log's new lines, the seq mark, as ``vclass`` sees them."""
+    """The tracker's head (when the turn changed), named tokens and rows, the log's new lines, as
+    ``vclass`` sees them."""
     state = table.state
     log_html = _log(table, vclass, new)
     if log_html is None:
@@ -172,15 +190,20 @@ def _shared(
     parts = []
     current = state.current()
     pending = state.pending
-    head = dict(
-        frame,
-        oob=True,
-        current=_token(table, vclass, current.id) if current is not None else None,
-        pending=table.class_view(vclass).get("pending"),
-        pending_for=table.name_of(pending.controller) if pending else "",
-        result=state.result,
+    head = (
+        {}
+        if not turned
+        else dict(
+            frame,
+            oob=True,
+            current=_token(table, vclass, current.id) if current is not None else None,
+            pending=table.class_view(vclass).get("pending"),
+            pending_for=table.name_of(pending.controller) if pending else "",
+            result=state.result,
+        )
     )
-    parts.append(render.render_one("tracker_head", head))
+    if turned:
+        parts.append(render.render_one("tracker_head", head))
     for cid in sorted(named):
         t = _token(table, vclass, cid)
         if t is None:
@@ -193,23 +216,36 @@ def _shared(
     return "".join(parts)
 
 
-def _own(table: Table, frame: dict[str, Any], uid: str | None, is_gm: bool, named: set[str], new: int) -> str:
-    """A viewer's action panel and prompt, and their sheet when the change (or the one before) shows on it."""
+def _own(
+    table: Table, frame: dict[str, Any], uid: str | None, is_gm: bool, named: set[str], new: int, turned: bool
+) -> str:
+    """A viewer's own regions the change touched: the action panel and prompt of whoever acts or
+    answers now (their forms carry the seq), everyone's when the turn changed; a player's sheet when it
+    shows a combatant the change named, or a notice of the change before."""
     from combat.presenters import render_own
 
-    ctx = dict(frame)
-    ctx.update(actions.context(table, uid, is_gm))
-    ctx.update(prompt.context(table, uid, is_gm))
-    regions: tuple[str, ...] = ("actions", "prompt")
-    if not is_gm:
+    state = table.state
+    regions: list[str] = []
+    if is_gm:
+        regions = ["actions", "prompt"] if turned or state.pending is not None else ["actions"]
+    else:
         mine = sheet.controlled(table, uid)
-        before = table.events[new:]
-        names = {cid: c.name for cid, c in table.state.combatants.items()}
-        if mine & named or (mine and sheet.notices(before, mine, names)):
-            ctx.update(sheet.context(table, uid, is_gm))
-            regions = ("actions", "prompt", "sheet")
+        current, pending = state.current(), state.pending
+        if turned or (current is not None and current.id in mine) or (pending and pending.combatant in mine):
+            regions = ["actions", "prompt"]
+        names = {cid: c.name for cid, c in state.combatants.items()}
+        if mine & named or (mine and sheet.notices(table.events[new:], mine, names)):
+            regions.append("sheet")
+    if not regions:
+        return ""
+    ctx = dict(frame)
+    if "actions" in regions:
+        ctx.update(actions.context(table, uid, is_gm))
+        ctx.update(prompt.context(table, uid, is_gm))
+    if "sheet" in regions:
+        ctx.update(sheet.context(table, uid, is_gm))
     actions.share_options(table, ctx)
-    return render_own(regions, ctx)
+    return render_own(tuple(regions), ctx)
 
 
 def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
@@ -220,19 +256,23 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     if state.phase != "active" or any(e.type in FULL_TYPES for e in events):
         return None
     layouts = {vclass: layout(table, vclass) for vclass in ("gm", "pl")}
+    turns = {vclass: turn_of(table, vclass) for vclass in ("gm", "pl")}
+    turned = {}
     for vclass, shape in layouts.items():
-        if LAYOUTS.get((battle.pk, vclass)) != (battle.version - 1, shape):
+        before = LAYOUTS.get((battle.pk, vclass))
+        if before is None or before[:2] != (battle.version - 1, shape):
             return None
+        turned[vclass] = before[2] != turns[vclass]
     named = touched(events, state.combatants)
     new = len(events)
     gm_frame = frame_of(table, "gm")
     pl_frame = frame_of(table, "pl")
-    gm_shared = _shared(table, "gm", gm_frame, named, layouts["gm"], new)
-    pl_shared = _shared(table, "pl", pl_frame, named, layouts["pl"], new)
+    gm_shared = _shared(table, "gm", gm_frame, named, layouts["gm"], new, turned["gm"])
+    pl_shared = _shared(table, "pl", pl_frame, named, layouts["pl"], new, turned["pl"])
     if gm_shared is None or pl_shared is None:
         return None
     for vclass, shape in layouts.items():
-        LAYOUTS[(battle.pk, vclass)] = (battle.version, shape)
+        LAYOUTS[(battle.pk, vclass)] = (battle.version, shape, turns[vclass])
     marker = _marker(battle.version - 1, battle.version)
     # The GM panel: its rows of the combatants named, its forms that carry the seq, the override forms
     # when the statuses or resources it offers may have changed.
@@ -245,9 +285,9 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     gm_panel = render.render_one("gm_quick", gm_ctx) + render.render_one("place_form", gm_ctx)
     if any(e.type.startswith(FORMS_TYPES) for e in events):
         gm_panel += fragment(GM_OVERRIDES, dict(gm_forms(table, rows), oob=True))
-    gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new)
+    gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"])
     users = {
-        uid: _own(table, dict(pl_frame, role=Role.PLAYER), uid, False, named, new)
+        uid: _own(table, dict(pl_frame, role=Role.PLAYER), uid, False, named, new, turned["pl"])
         for uid in sorted(table.controllers())
     }
     return {

@@ -22,7 +22,7 @@ from django.test import Client
 from combat import services
 from combat.engine.view import COARSE_BAR
 from combat.models import BattleEvent
-from tests.sockets import communicator, frames
+from tests.sockets import at_page, communicator, frames
 from tests.table import SECRET_HP, goblin_attacks_bram
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -145,13 +145,18 @@ def _check_player_bytes(html: str, numbers: dict[str, set[str]]) -> None:
     assert numbers["amount"], "the script dealt no damage to the Goblin"
 
 
-async def test_a_players_bytes_over_a_whole_battle_reveal_no_enemy_hp_armour_or_damage(live_table):
+@pytest.mark.parametrize("synced", [False, True], ids=["unknown page", "page at the battle's version"])
+async def test_a_players_bytes_over_a_whole_battle_reveal_no_enemy_hp_armour_or_damage(live_table, synced):
+    """Sockets whose page is at the battle's version get each change as the elements it touched; the
+    others get the whole table first, then elements."""
     users, _, battle, cookies = live_table
     gm = communicator(battle.pk, cookies["gm"])
     player = communicator(battle.pk, cookies["player"])
     observer = communicator(battle.pk, cookies["observer"])
     for comm in (gm, player, observer):
         assert (await comm.connect())[0]
+        if synced:
+            await at_page(comm, battle.pk)
     try:
         client = Client()
         await database_sync_to_async(client.force_login)(users["player"])
@@ -160,6 +165,7 @@ async def test_a_players_bytes_over_a_whole_battle_reveal_no_enemy_hp_armour_or_
             name: "".join(await frames(comm, 3.0))
             for name, comm in (("gm", gm), ("player", player), ("observer", observer))
         }
+        assert "<!--delta " in got["player"] and "<!--delta " in got["gm"]  # elements were pushed
         numbers = await database_sync_to_async(_enemy_numbers)(battle)
         _check_player_bytes(got["player"] + "".join(answers), numbers)
         _check_player_bytes(got["observer"], numbers)
