@@ -77,7 +77,7 @@ PREFIX = "bench-live"
 SEQ = re.compile(r'id="battle-seq" hx-swap-oob="true" data-seq="(\d+)"')
 PROBE = re.compile(r"chat-probe-(\d+)")
 ACTOR = re.compile(r'name="actor" value="(c\d+)"')
-MOVE_FORM = re.compile(r'data-option="([^"]*)" data-label="Move"')
+MOVE_FORM = re.compile(r"data-option='([^']*)' data-label=\"Move\"")
 
 
 def parse_args() -> argparse.Namespace:
@@ -661,8 +661,13 @@ def next_action(gm_frame: str, cid: str, seq: int, rng: random.Random) -> dict[s
     move = MOVE_FORM.search(gm_frame)
     if move and rng.random() < 0.6:
         option = json.loads(html.unescape(move.group(1)))
-        if option.get("squares"):
-            sq = rng.choice(option["squares"])
+        squares = option.get("squares") or [
+            [i % option["w"], i // option["w"]]
+            for i, ch in enumerate(option.get("steps", ""))
+            if ch.islower()
+        ]
+        if squares:
+            sq = rng.choice(squares)
             data.update(kind="move", square=f"{sq[0]},{sq[1]}")
     return data
 

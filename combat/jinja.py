@@ -37,6 +37,8 @@ def environment(**options: Any) -> jinja2.Environment:
     """The environment of the ``jinja2`` entry of ``TEMPLATES``."""
     options.update(undefined=jinja2.Undefined, keep_trailing_newline=True, autoescape=True)
     env = jinja2.Environment(**options)  # noqa: S701 - autoescape is on (above)
-    env.filters.update(tojson=battle_tags.tojson, cost_text=battle_tags.cost_text)
+    env.filters.update(
+        tojson=battle_tags.tojson, tojson_sq=battle_tags.tojson_single_quoted, cost_text=battle_tags.cost_text
+    )
     env.globals.update(client_token=client_token, form_csrf=form_csrf)
     return env

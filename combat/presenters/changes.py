@@ -34,11 +34,12 @@ from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.view import hidden_ids, unseen_ids
 from combat.presenters import actions, prompt, render, sheet
+from combat.presenters.actions import BETWEEN_TAGS
 from combat.presenters.gm import GM_QUICK, gm_forms, gm_rows
 from combat.presenters.log import log_entries, log_memo
 from combat.presenters.render import GM_OVERRIDES, GM_ROW, TOKEN, TRACKER_ROW, fragment
 from combat.presenters.tokens import token_of
-from combat.table import LAYOUTS, LOG_WINDOW, Table, battle_urls
+from combat.table import FORMS, LAYOUTS, LOG_WINDOW, SENT, Table, battle_urls
 from vtt.models import Role
 
 # Events that change the page's layout (or everything in it): their change is pushed whole.
@@ -65,8 +66,6 @@ FULL_TYPES = frozenset(
         "side.advanced",
     }
 )
-# Events after which the GM's override forms may list other statuses or resources.
-FORMS_TYPES = ("status.", "resources.", "points.", "pdr.")
 
 
 def touched(events: Iterable[Event], combatants: Iterable[str]) -> set[str]:
@@ -125,10 +124,16 @@ def turn_of(table: Table, vclass: str) -> tuple[Any, ...]:
 
 
 def remember(table: Table) -> None:
-    """Keep each class's layout and turn at this version (the next change compares with them)."""
+    """Keep each class's layout and turn, and what the GM's override forms list, at this version (the
+    next change compares with them)."""
+    from combat.presenters.gm import gm_forms, gm_rows
+
     battle = table.battle
     for vclass in ("gm", "pl"):
         LAYOUTS[(battle.pk, vclass)] = (battle.version, layout(table, vclass), turn_of(table, vclass))
+    FORMS[battle.pk] = (battle.version, render.freeze(dict(gm_forms(table, gm_rows(table)), oob=True)))
+    for part in ("gm", "pl", "gm-rows"):
+        SENT[(battle.pk, part)] = (battle.version, {})  # the whole table: every piece as rendered now
 
 
 def _marker(base: int, version: int) -> str:
@@ -204,20 +209,50 @@ def _shared(
     )
     if turned:
         parts.append(render.render_one("tracker_head", head))
+    sent = _sent(table, vclass)
     for cid in sorted(named):
         t = _token(table, vclass, cid)
         if t is None:
             continue
         if cid in on_board:
-            parts.append(fragment(TOKEN, {"t": t["on_board"], "oob": True}))
+            parts.append(_piece(sent, f"tok-{cid}", TOKEN, {"t": t["on_board"], "oob": True}))
         for n in range(shape[2].count(cid)):
-            parts.append(fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": True, "n": n}))
+            parts.append(
+                _piece(sent, f"trk-{cid}-{n}", TRACKER_ROW, {"t": t["in_tracker"], "oob": True, "n": n})
+            )
     parts.append(log_html)
     return "".join(parts)
 
 
+def _sent(table: Table, vclass: str) -> dict[str, bytes]:
+    """What this class's page shows of the pieces pushed since its last whole table (element id ->
+    the key of the context it was rendered from), carried to this change's version."""
+    battle = table.battle
+    before = SENT.get((battle.pk, vclass))
+    known = before[1] if before is not None and before[0] == battle.version - 1 else {}
+    SENT[(battle.pk, vclass)] = (battle.version, known)
+    return known
+
+
+def _piece(sent: dict[str, bytes], ident: str, template: str, ctx: dict[str, Any]) -> str:
+    """A piece the change's events name, unless the page shows it from the very same context already
+    (a combatant named by an attack that missed: its token is what it was)."""
+    key = render.freeze(ctx)
+    if sent.get(ident) == key:
+        return ""
+    sent[ident] = key
+    return fragment(template, ctx)
+
+
 def _own(
-    table: Table, frame: dict[str, Any], uid: str | None, is_gm: bool, named: set[str], new: int, turned: bool
+    table: Table,
+    frame: dict[str, Any],
+    uid: str | None,
+    is_gm: bool,
+    named: set[str],
+    new: int,
+    turned: bool,
+    asked: bool,
 ) -> str:
     """A viewer's own regions the change touched: the action panel and prompt of whoever acts or
     answers now (their forms carry the seq), everyone's when the turn changed; a player's sheet when it
@@ -227,19 +262,21 @@ def _own(
     state = table.state
     regions: list[str] = []
     if is_gm:
-        regions = ["actions", "prompt"] if turned or state.pending is not None else ["actions"]
+        regions = ["actions", "prompt"] if asked or state.pending is not None else ["actions"]
     else:
         mine = sheet.controlled(table, uid)
         current, pending = state.current(), state.pending
-        if turned or (current is not None and current.id in mine) or (pending and pending.combatant in mine):
-            regions = ["actions", "prompt"]
+        if turned or (current is not None and current.id in mine):
+            regions.append("actions")
+        if asked or (pending is not None and pending.combatant in mine):
+            regions.append("prompt")
         names = {cid: c.name for cid, c in state.combatants.items()}
         if mine & named or (mine and sheet.notices(table.events[new:], mine, names)):
             regions.append("sheet")
     if not regions:
         return ""
     ctx = dict(frame)
-    if "actions" in regions:
+    if "actions" in regions or "prompt" in regions:
         ctx.update(actions.context(table, uid, is_gm))
         ctx.update(prompt.context(table, uid, is_gm))
     if "sheet" in regions:
@@ -257,12 +294,13 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
         return None
     layouts = {vclass: layout(table, vclass) for vclass in ("gm", "pl")}
     turns = {vclass: turn_of(table, vclass) for vclass in ("gm", "pl")}
-    turned = {}
+    turned, asked = {}, {}
     for vclass, shape in layouts.items():
         before = LAYOUTS.get((battle.pk, vclass))
         if before is None or before[:2] != (battle.version - 1, shape):
             return None
         turned[vclass] = before[2] != turns[vclass]
+        asked[vclass] = before[2][2] != turns[vclass][2]  # the reaction window
     named = touched(events, state.combatants)
     new = len(events)
     gm_frame = frame_of(table, "gm")
@@ -278,22 +316,36 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     # when the statuses or resources it offers may have changed.
     rows = gm_rows(table)
     board_kind = gm_frame["board_kind"]
+    sent = _sent(table, "gm-rows")
     gm_rows_html = "".join(
-        fragment(GM_ROW, {"c": r, "board_kind": board_kind, "oob": True}) for r in rows if r["id"] in named
+        _piece(sent, f"gmr-{r['id']}", GM_ROW, {"c": r, "board_kind": board_kind, "oob": True})
+        for r in rows
+        if r["id"] in named
     )
     gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=GM_QUICK)
-    gm_panel = render.render_one("gm_quick", gm_ctx) + render.render_one("place_form", gm_ctx)
-    if any(e.type.startswith(FORMS_TYPES) for e in events):
-        gm_panel += fragment(GM_OVERRIDES, dict(gm_forms(table, rows), oob=True))
-    gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"])
+    gm_panel = render.render_one("gm_quick", gm_ctx)
+    forms = dict(gm_forms(table, rows), oob=True)
+    forms_key = render.freeze(forms)
+    if FORMS.get(battle.pk) != (battle.version - 1, forms_key):  # what the override forms list changed
+        gm_panel += fragment(GM_OVERRIDES, forms)
+    FORMS[battle.pk] = (battle.version, forms_key)
+    gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"], asked["gm"])
     users = {
-        uid: _own(table, dict(pl_frame, role=Role.PLAYER), uid, False, named, new, turned["pl"])
+        uid: tight(
+            _own(table, dict(pl_frame, role=Role.PLAYER), uid, False, named, new, turned["pl"], asked["pl"])
+        )
         for uid in sorted(table.controllers())
     }
     return {
         "base": battle.version - 1,
-        "gm": marker + gm_shared + gm_panel + gm_own + render.render_one("seqmark", gm_frame),
-        "gm_rows": marker + gm_rows_html if gm_rows_html else "",
-        "pl": marker + pl_shared + render.render_one("seqmark", pl_frame),
+        "gm": marker + tight(gm_shared + gm_panel + gm_own + render.render_one("seqmark", gm_frame)),
+        "gm_rows": marker + tight(gm_rows_html) if gm_rows_html else "",
+        "pl": marker + tight(pl_shared + render.render_one("seqmark", pl_frame)),
         "users": users,
     }
+
+
+def tight(html: str) -> str:
+    """Indentation between two tags as one space: what a browser shows is the same (no pushed element
+    is preformatted, and attribute values hold no ">": they are escaped)."""
+    return BETWEEN_TAGS.sub("> <", html)

@@ -190,7 +190,7 @@
   function startPick(form) {
     root.querySelectorAll("form.picking").forEach(function (f) { if (f !== form) { f.classList.remove("picking"); } });
     var option;
-    try { option = JSON.parse(form.dataset.option || "{}"); } catch (err) { option = {}; }
+    try { option = readSteps(JSON.parse(form.dataset.option || "{}")); } catch (err) { option = {}; }
     mode = { type: "pick", form: form, option: option, label: form.dataset.label };
     form.classList.add("picking");
     highlight();
@@ -241,14 +241,36 @@
       var via = option.via || [], back = {};
       for (var i = 0; i + 3 < via.length; i += 4) { back[via[i] + "," + via[i + 1]] = [via[i + 2], via[i + 3]]; }
       option.cameFrom = back;
+      option.stepCount = via.length / 4;
     }
     return option.cameFrom;
+  }
+
+  // A move may come as one character per square of the board (option.steps, row by row, option.w
+  // wide): "." where it does not go, else the letter of the square before it on its path, as the
+  // server wrote it ("abc" above, "d" and "f" beside, "ghi" below; upper case: passed, not an end).
+  function readSteps(option) {
+    if (!option.steps || option.cameFrom) { return option; }
+    var back = {}, ends = [], width = option.w, count = 0;
+    for (var i = 0; i < option.steps.length; i++) {
+      var ch = option.steps.charAt(i);
+      if (ch === ".") { continue; }
+      var k = "abcdefghi".indexOf(ch.toLowerCase());
+      var x = i % width, y = (i - x) / width;
+      back[x + "," + y] = [x + (k % 3) - 1, y + (k - (k % 3)) / 3 - 1];
+      count += 1;
+      if (ch !== ch.toUpperCase()) { ends.push([x, y]); }
+    }
+    option.squares = ends;
+    option.cameFrom = back;
+    option.stepCount = count;
+    return option;
   }
 
   function drawPath(to) {
     highlight();
     if (!mode || mode.type !== "pick") { return 0; }
-    var back = cameFrom(mode.option), limit = (mode.option.via || []).length / 4, steps = 0, at = to;
+    var back = cameFrom(mode.option), limit = mode.option.stepCount || 0, steps = 0, at = to;
     while (back[at[0] + "," + at[1]] && steps < limit) {
       square(at[0], at[1], "path");
       at = back[at[0] + "," + at[1]];
@@ -350,7 +372,7 @@
   root.addEventListener("pointermove", function (e) {
     if (!mode || mode.type !== "pick" || e.pointerType === "touch" || !e.target.closest("#board")) { return; }
     var area = hasKeys(mode.option.areas);
-    if (!area && !(mode.option.via || []).length) { return; }
+    if (!area && !(mode.option.via || []).length && !mode.option.steps) { return; }
     var sq = cellAt(e);
     if (sq && inList(mode.option.squares, sq)) {
       if (area) { drawArea(sq); } else { drawPath(sq); }

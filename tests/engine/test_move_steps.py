@@ -74,10 +74,23 @@ def test_the_move_option_sends_a_fraction_of_the_bytes_of_whole_paths():
     b.act("setup.start", dice=[15, 3])
     move = next(o for o in b.options(a) if o.kind == "move")
     pick = option_dict(move, b.state, b.state.combatants[a])["pick"]
-    assert "paths" not in pick and len(pick["via"]) == 4 * len(move.came_from)
-    back = {(x, y): (px, py) for x, y, px, py in zip(*[iter(pick["via"])] * 4, strict=True)}
+    assert "paths" not in pick and "via" not in pick and "squares" not in pick
+    # One character a square of the board, row by row: the letter of the square before it on its path
+    # (upper case where the move only passes), as battle.js reads it back.
+    steps, width = pick["steps"], pick["w"]
+    assert len(steps) == 16 * 12 and width == 16
+    back, ends = {}, []
+    for i, ch in enumerate(steps):
+        if ch == ".":
+            continue
+        k = "abcdefghi".index(ch.lower())
+        x, y = i % width, i // width
+        back[(x, y)] = (x + k % 3 - 1, y + k // 3 - 1)
+        if ch.islower():
+            ends.append([x, y])
+    assert back == move.came_from and sorted(ends) == sorted(map(list, move.squares))
     for key, path in move.paths.items():  # the browser reads the same paths back
         end = tuple(int(n) for n in key.split(","))
         assert path_to(back, end) == [tuple(sq) for sq in path]
-    # What the form's attribute carries (HTML-escaped JSON): under a quarter of the whole paths.
-    assert len(escape(json.dumps(pick["via"]))) * 4 < len(escape(json.dumps(move.paths)))
+    # What the form's attribute carries (HTML-escaped JSON): under a tenth of the whole paths.
+    assert len(escape(json.dumps(pick))) * 10 < len(escape(json.dumps(move.paths)))

@@ -75,7 +75,9 @@ async def test_a_page_that_missed_a_change_gets_the_whole_table(live_table):
         )
         html = "".join(await frames(player, 2.0, until='id="battle-seq"'))
         assert "partial" not in html and all(region in html for region in WHOLE)
-        assert f'data-seq="{seq}"' in html and str(SECRET_HP) not in html  # the table as it is, as they see it
+        assert (
+            f'data-seq="{seq}"' in html and str(SECRET_HP) not in html
+        )  # the table as it is, as they see it
     finally:
         await player.disconnect()
 
@@ -90,7 +92,9 @@ async def test_a_reconnect_or_a_page_behind_gets_the_whole_table(live_table):
         behind = "".join(await frames(player, 2.0, until='id="battle-seq"'))
         assert all(region in behind for region in WHOLE)
         await frames(player, 0.3)
-        await player.send_to(text_data=json.dumps({"type": "sync", "seq": seq, "version": version, "reconnect": True}))
+        await player.send_to(
+            text_data=json.dumps({"type": "sync", "seq": seq, "version": version, "reconnect": True})
+        )
         again = "".join(await frames(player, 2.0, until='id="battle-seq"'))
         assert all(region in again for region in WHOLE)
     finally:

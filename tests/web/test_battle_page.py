@@ -43,7 +43,7 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
             'data-label="Flame Burst"'
         )
     ]
-    pick = json.loads(unescape(tag.split('data-option="', 1)[1].split('"', 1)[0]))
+    pick = json.loads(unescape(tag.split("data-option='", 1)[1].split("'", 1)[0]))
     assert pick["areas"] and all(len(cells) <= 9 for cells in pick["areas"].values())  # radius 1 around each
     assert sorted(pick["areas"]) == sorted(f"{x},{y}" for x, y in pick["squares"])
     # Recover has nothing to recover from: greyed with the reason.
