@@ -165,7 +165,8 @@ async def test_a_players_bytes_over_a_whole_battle_reveal_no_enemy_hp_armour_or_
             name: "".join(await frames(comm, 3.0))
             for name, comm in (("gm", gm), ("player", player), ("observer", observer))
         }
-        assert "<!--delta " in got["player"] and "<!--delta " in got["gm"]  # elements were pushed
+        if synced:  # elements were pushed (a socket that caught up late may have had only whole tables)
+            assert "<!--delta " in got["player"] and "<!--delta " in got["gm"]
         numbers = await database_sync_to_async(_enemy_numbers)(battle)
         _check_player_bytes(got["player"] + "".join(answers), numbers)
         _check_player_bytes(got["observer"], numbers)
