@@ -33,6 +33,7 @@ from combat.engine.core import Viewer
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.view import hidden_ids, unseen_ids
+from combat.outcome import notices
 from combat.presenters import actions, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
 from combat.presenters.gm import GM_QUICK, gm_forms, gm_rows
@@ -271,7 +272,7 @@ def _own(
         if asked or (pending is not None and pending.combatant in mine):
             regions.append("prompt")
         names = {cid: c.name for cid, c in state.combatants.items()}
-        if mine & named or (mine and sheet.notices(table.events[new:], mine, names)):
+        if mine & named or (mine and notices(table.events[new:], mine, names)):
             regions.append("sheet")
     if not regions:
         return ""
