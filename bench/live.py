@@ -77,7 +77,8 @@ PREFIX = "bench-live"
 SEQ = re.compile(r'id="battle-seq" hx-swap-oob="true" data-seq="(\d+)"')
 PROBE = re.compile(r"chat-probe-(\d+)")
 ACTOR = re.compile(r'name="actor" value="(c\d+)"')
-MOVE_FORM = re.compile(r"data-option='([^']*)' data-label=\"Move\"")
+# The move's form: its pick in single quotes (in double quotes before pushes went as elements).
+MOVE_FORM = re.compile(r"data-option=(?:'([^']*)'|\"([^\"]*)\") data-label=\"Move\"")
 
 
 def parse_args() -> argparse.Namespace:
@@ -660,7 +661,7 @@ def next_action(gm_frame: str, cid: str, seq: int, rng: random.Random) -> dict[s
     }
     move = MOVE_FORM.search(gm_frame)
     if move and rng.random() < 0.6:
-        option = json.loads(html.unescape(move.group(1)))
+        option = json.loads(html.unescape(move.group(1) or move.group(2)))
         squares = option.get("squares") or [
             [i % option["w"], i // option["w"]]
             for i, ch in enumerate(option.get("steps", ""))
