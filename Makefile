@@ -6,7 +6,7 @@ PYTEST := $(VENV)/bin/pytest
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-fast test-e2e lint rules bench profile migrate browser-deps
+.PHONY: install run test test-fast test-e2e lint rules bench bench-push profile migrate browser-deps
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -78,6 +78,14 @@ rules: install
 bench: install
 	$(PY) bench/engine.py --battles 10
 	$(PY) bench/suite.py
+
+# The push goals (docs/performance.md, round 7): bytes per push, CPU and p95 against the floor of the
+# same run, at 20 x 6 human pace and at 100 seats; then phones on a throttled network in Chromium.
+bench-push: install
+	uptime
+	$(PY) bench/live.py -B 20 -C 6 --think-ms 1000 --actions 30 --seconds 40 --floor
+	$(PY) bench/live.py -B 1 -C 6 --observers 94 --think-ms 0 --actions 100000 --seconds 30 --floor
+	$(PY) bench/phone.py --taps 12
 
 # A py-spy flame graph of one server process under the 20 x 6 closed loop: profile.svg. By default it
 # samples the thread holding the GIL only (where the CPU goes); PROFILE_FLAGS= samples every busy thread.

@@ -67,6 +67,7 @@ FIGURES = {
     "cpu": re.compile(r"server CPU per action: ([\d.]+) ms"),
     "load": re.compile(r"before=([\d.]+) after=([\d.]+)"),
     "errors": re.compile(r"server errors logged: (\d+) messages, (\d+) tracebacks"),
+    "bytes": re.compile(r"push_bytes_player_p50=(\d+) push_bytes_gm_p50=(\d+)"),
 }
 
 
@@ -105,6 +106,8 @@ def main() -> None:
         lat, cpu, load, last = found["lat"], found["cpu"], found["load"], found["p95"]
         errors = found["errors"]
         logged = f", server errors {errors[1]} (+{errors[2]} tracebacks)" if errors else ""
+        if found["bytes"]:
+            logged += f", bytes per push p50 player {found['bytes'][1]} GM {found['bytes'][2]}"
         summary.append(
             f"{name}: p50 {lat[1]} ms, p95 {lat[2]} ms, p99 {lat[3]} ms, {last[2]} actions/s, "
             f"server CPU {cpu[1]} ms/action, load {load[1]} -> {load[2]}{logged}"
