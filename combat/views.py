@@ -319,7 +319,9 @@ def _add_reply(
 def battle_log(request: HtmxRequest, pk: int) -> HttpResponse:
     """Older log entries, newest first, before ``?before=<seq>``."""
     battle, role = battle_for(request, pk)
-    before = ascii_int(request.GET.get("before", ""))
+    raw = request.GET.get("before", "")
+    # "window": before the newest LOG_WINDOW events, which the battle page shows (its link never changes).
+    before = max(1, battle.seq - LOG_WINDOW + 1) if raw == "window" else ascii_int(raw)
     if before is None:
         return HttpResponse(_message("Which entries? The request is malformed.", False), status=400)
     rows = list(

@@ -40,7 +40,7 @@ from combat.presenters.gm import GM_QUICK, gm_forms, gm_rows
 from combat.presenters.log import log_entries, log_memo
 from combat.presenters.render import GM_OVERRIDES, GM_ROW, TOKEN, TRACKER_ROW, fragment
 from combat.presenters.tokens import token_of
-from combat.table import FORMS, LAYOUTS, LOG_WINDOW, SENT, Table, battle_urls
+from combat.table import FORMS, LAYOUTS, LOG_WINDOW, SENT, Table
 from vtt.models import Role
 
 # Events that change the page's layout (or everything in it): their change is pushed whole.
@@ -149,8 +149,8 @@ def _token(table: Table, vclass: str, cid: str) -> dict[str, Any] | None:
 
 
 def _log(table: Table, vclass: str, new: int) -> str | None:
-    """The new lines at the top of the log, the lines that left its window removed, the older link;
-    None when the lines before are not known here (the whole log then goes)."""
+    """The new lines at the top of the log and the lines that left its window removed; None when the
+    lines before are not known here, or the "Older entries" link appears (the whole log then goes)."""
     state = table.state
     seq = table.battle.seq
     before = seq - new
@@ -171,9 +171,6 @@ def _log(table: Table, vclass: str, new: int) -> str | None:
     out = "".join(f'<li id="log-{s}" hx-swap-oob="delete"></li>' for s in gone)
     if fresh:
         out += '<ol hx-swap-oob="afterbegin:#log-entries">' + "".join(fresh) + "</ol>"
-    if seq > LOG_WINDOW:
-        older = {"urls": battle_urls(table.battle.pk), "log_oldest": first_now, "oob": True}
-        out += render.render_one("log_older_link", older)
     return out
 
 

@@ -72,7 +72,7 @@ def log_memo(
 
 
 def context(table: Table, vclass: str) -> dict[str, Any]:
-    """The log window's entries as one visibility class may read them, and where older ones start."""
+    """The log window's entries as one visibility class may read them, and whether older ones exist."""
     state = table.state
     names = {cid: c.name for cid, c in state.combatants.items()}
     viewer = Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER)
@@ -82,5 +82,4 @@ def context(table: Table, vclass: str) -> dict[str, Any]:
     return {
         "log_html": joined([e["html"] for e in entries]),
         "log_more": len(table.events) == LOG_WINDOW and table.events[-1][0] > 1,
-        "log_oldest": table.events[-1][0] if table.events else 0,
     }

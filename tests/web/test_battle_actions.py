@@ -257,6 +257,26 @@ def test_older_log_entries_load_on_demand(client):
     assert client.get(f"/battles/{battle.pk}/log?before=x", **HX).status_code == 400
 
 
+def test_the_pages_older_link_asks_for_what_is_before_the_log_window(client):
+    """The battle page's "Older entries" link says ``before=window``: the events before the newest
+    LOG_WINDOW, whatever the seq, so a push never has to send the link again."""
+    from combat.table import LOG_WINDOW
+
+    users, _, battle = table()
+    for _ in range(LOG_WINDOW):  # the GM skips turns until the window is full and older entries exist
+        battle.refresh_from_db()
+        assert services.gm_override(
+            battle.pk, users["gm"], {"kind": "gm.skip_turn", "params": {}}, battle.seq
+        ).ok
+    battle.refresh_from_db()
+    client.force_login(users["player"])
+    page = client.get(f"/battles/{battle.pk}/").content.decode()
+    assert f"/battles/{battle.pk}/log?before=window" in page
+    html = client.get(f"/battles/{battle.pk}/log?before=window", **HX).content.decode()
+    seqs = [int(s) for s in re.findall(r'data-seq="(\d+)"', html)]
+    assert seqs and max(seqs) == battle.seq - LOG_WINDOW
+
+
 def test_every_refusal_code_has_one_http_status():
     from combat.engine.actions import RefusalCode
     from combat.views import HTTP_STATUS
