@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils.html import format_html
+
 from combat.engine.core import Viewer
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
@@ -38,7 +40,7 @@ from combat.presenters import actions, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
 from combat.presenters.gm import GM_QUICK, gm_forms, gm_rows
 from combat.presenters.log import log_entries, log_memo
-from combat.presenters.render import GM_OVERRIDES, GM_ROW, TOKEN, TRACKER_ROW, fragment
+from combat.presenters.render import GM_OVERRIDES, GM_ROW, TOKEN, TRACKER_ROW, fragment, joined
 from combat.presenters.tokens import token_of
 from combat.table import FORMS, LAYOUTS, LOG_WINDOW, SENT, Table
 from vtt.models import Role
@@ -140,7 +142,7 @@ def remember(table: Table) -> None:
 def _marker(base: int, version: int) -> str:
     """What a delta frame starts with: the version it applies to and the one it brings (battle.js reads
     it; a comment is no element, so htmx swaps nothing for it)."""
-    return f"<!--delta {base} {version}-->"
+    return format_html("<!--delta {} {}-->", base, version)
 
 
 def _token(table: Table, vclass: str, cid: str) -> dict[str, Any] | None:
@@ -168,9 +170,9 @@ def _log(table: Table, vclass: str, new: int) -> str | None:
     gone = [s for s in range(first_before, first_now) if memo[s][1] is not None]
     entries = log_entries(table.events, names, hidden, memo, unseen)
     fresh = [e["html"] for e in entries if e["seq"] > before]
-    out = "".join(f'<li id="log-{s}" hx-swap-oob="delete"></li>' for s in gone)
+    out = "".join(format_html('<li id="log-{}" hx-swap-oob="delete"></li>', s) for s in gone)
     if fresh:
-        out += '<ol hx-swap-oob="afterbegin:#log-entries">' + "".join(fresh) + "</ol>"
+        out += format_html('<ol hx-swap-oob="afterbegin:#log-entries">{}</ol>', joined(fresh))
     return out
 
 
