@@ -45,28 +45,23 @@ from combat.presenters.tokens import token_of
 from combat.table import FORMS, LAYOUTS, LOG_WINDOW, SENT, Table
 from vtt.models import Role
 
-# Events that change the page's layout (or everything in it): their change is pushed whole.
+# Generic events that change the page's layout (or everything in it): their change is pushed whole. A
+# ruleset's own events (a summoned combatant, a side that advances) are caught by the layout they leave.
 FULL_TYPES = frozenset(
     {
         "battle.created",
         "battle.started",
         "battle.ended",
         "battle.extra",
-        "block.started",
         "combatant.added",
         "combatant.removed",
         "combatant.updated",
-        "combatant.fled",
         "combatant.placed",
-        "eidolon.summoned",
-        "eidolon.dismissed",
         "fog.changed",
         "initiative.rolled",
         "initiative.rolloff",
         "order.set",
-        "phase.started",
         "row.changed",
-        "side.advanced",
     }
 )
 
