@@ -38,10 +38,11 @@ from combat.engine.view import hidden_ids, unseen_ids
 from combat.outcome import notices
 from combat.presenters import actions, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
-from combat.presenters.gm import GM_QUICK, gm_forms, gm_rows
+from combat.presenters.gm import gm_forms, gm_rows, quick_actions
 from combat.presenters.log import log_entries, log_memo
 from combat.presenters.render import GM_OVERRIDES, GM_ROW, TOKEN, TRACKER_ROW, fragment, joined
 from combat.presenters.tokens import token_of
+from combat.presenters.tracker import chooser
 from combat.table import FORMS, LAYOUTS, LOG_WINDOW, SENT, Table
 from vtt.models import Role
 
@@ -198,7 +199,7 @@ def _shared(
             oob=True,
             current=_token(table, vclass, current.id) if current is not None else None,
             pending=table.class_view(vclass).get("pending"),
-            pending_for=table.name_of(pending.controller) if pending else "",
+            pending_for=chooser(table, vclass),
             result=state.result,
         )
     )
@@ -317,7 +318,7 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
         for r in rows
         if r["id"] in named
     )
-    gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=GM_QUICK)
+    gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=quick_actions(table.state))
     gm_panel = render.render_one("gm_quick", gm_ctx)
     forms = dict(gm_forms(table, rows), oob=True)
     forms_key = render.freeze(forms)

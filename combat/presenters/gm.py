@@ -78,12 +78,12 @@ def context(table: Table) -> dict[str, Any]:
         "gm_rows_html": joined(
             [fragment(GM_ROW, {"c": r, "board_kind": board_kind, "oob": False}) for r in rows]
         ),
-        "gm_quick": _quick(table.state),
+        "gm_quick": quick_actions(table.state),
         "gm_forms_html": fragment(GM_OVERRIDES, gm_forms(table, rows)),
     }
 
 
-def _quick(state: BattleState) -> tuple[tuple[str, str], ...]:
+def quick_actions(state: BattleState) -> tuple[tuple[str, str], ...]:
     """The quick actions; "Let the tactics act" while a monster or NPC has the turn and nothing waits."""
     c = state.current()
     if c is not None and state.pending is None and gm_may_leave(c):

@@ -31,13 +31,13 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
         "current": by_id.get(current.id) if current else None,
         # What a non-addressee may know of a reaction window: who decides and why, not the question.
         "pending": table.class_view(vclass).get("pending"),
-        "pending_for": _chooser(table, vclass),
+        "pending_for": chooser(table, vclass),
         "result": state.result,
         "presence_users": [(uid, table.name_of(uid)) for uid in sorted(at_table)],
     }
 
 
-def _chooser(table: Table, vclass: str) -> str:
+def chooser(table: Table, vclass: str) -> str:
     """Who must choose, as this class may know them: the combatant's name (else "someone")."""
     pending = table.class_view(vclass).get("pending")
     if not pending:
