@@ -1,4 +1,10 @@
-"""The GM panel: exact values of every combatant, the quick actions and the override forms."""
+"""The GM panel: the quick actions of the turn, and a menu on every token (``combat/token_menu.html``).
+
+A token's menu holds what the GM may do to it, each one tap away: HP up or down by an amount, add or
+remove a status, move it, hide it from the players or reveal it, remove it, and on its turn act for
+it or skip the turn. ``turn_entries`` lists the entries about the combatant's turn; another entry
+(e.g. letting the tactics act for a monster) is one more item there.
+"""
 
 from __future__ import annotations
 
@@ -6,63 +12,63 @@ from typing import Any
 
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
-from combat.engine.state import BattleState
-from combat.presenters.render import GM_OVERRIDES, GM_ROW, fragment, joined
+from combat.engine.state import BattleState, Combatant
+from combat.presenters.render import TOKEN_MENU, fragment, joined
 from combat.table import Table, battle_urls
 
 GM_QUICK = (("gm.skip_turn", "Skip this turn"),)
-# (kind, label, fields) of the GM override forms; combat.forms parses the same fields.
-GM_FORMS = (
-    ("gm.set_hp", "Set HP", ("combatant", "hp")),
-    ("gm.set_resource", "Set a resource", ("combatant", "resource")),
-    ("gm.add_status", "Add a status", ("combatant", "status", "power")),
-    ("gm.remove_status", "Remove a status", ("combatant", "status")),
-    ("gm.move", "Move a token", ("combatant", "square")),
-    ("gm.remove_combatant", "Remove a combatant", ("combatant",)),
-    ("gm.end_battle", "End the battle", ("reason",)),
-)
+
+
+def turn_entries(state: BattleState, c: Combatant) -> list[dict[str, Any]]:
+    """The menu's entries about ``c``'s turn, first in its menu. An entry either posts an action
+    (``kind`` and its ``fields``) or is a button the page handles (``data``: its data attributes)."""
+    current = state.current()
+    if state.phase != "active" or current is None or current.id != c.id or state.pending is not None:
+        return []
+    return [
+        {"key": "act-for", "label": f"Act for {c.name}", "data": [("act-for", c.id)]},
+        {"key": "skip", "label": "Skip this turn", "kind": "gm.skip_turn", "fields": []},
+    ]
+
+
+def menu_of(
+    state: BattleState, c: Combatant, board_kind: str, statuses: list[tuple[str, str]], act: str
+) -> Any:
+    """One token's menu, rendered once per context (it holds no client token: the page fills it)."""
+    ctx = {
+        "c": {
+            "id": c.id,
+            "name": c.name,
+            "side": c.side,
+            "hp": c.hp,
+            "max_hp": c.max_hp,
+            "row": c.row,
+            "hidden": bool(c.extra.get("hidden")),
+            "statuses": [[k, status_name(state, k)] for k in sorted(c.statuses)],
+        },
+        "phase": state.phase,
+        "board_kind": board_kind,
+        "statuses": [list(s) for s in statuses],
+        "act": act,
+        "turn_entries": turn_entries(state, c),
+    }
+    return fragment(TOKEN_MENU, ctx)
 
 
 def context(table: Table) -> dict[str, Any]:
-    """The GM panel: exact values of every combatant (a row each), the quick actions, the override forms."""
+    """The GM panel: the quick actions, and one menu per token."""
     state = table.state
-    statuses: set[str] = set()
-    resources: set[str] = set()
+    present: set[str] = set()
     for c in state.combatants.values():
-        statuses.update(c.statuses)
-        resources.update(c.resources)
+        present.update(c.statuses)
     ruleset = get_ruleset(state.ruleset)
-    rows = [
-        {
-            "id": cid,
-            "name": c.name,
-            "hp": c.hp,
-            "max_hp": c.max_hp,
-            "pos": c.pos,
-            "row": c.row,
-            "statuses": sorted(c.statuses),
-            "side": c.side,
-        }
-        for cid, c in state.combatants.items()
-    ]
     urls = battle_urls(table.battle.pk)
-    # All the override forms show (they hold no client token: the page fills it when one is sent).
-    forms = {
-        "gm_forms": GM_FORMS,
-        "all_combatants": [{"id": r["id"], "name": r["name"]} for r in rows],
-        "status_choices": status_choices(ruleset, state, statuses),
-        "known_statuses": sorted(statuses | (ruleset.status_keys(state) or set())),
-        "known_resources": sorted(resources),
-        "urls": urls,
-        "width": state.width,
-        "height": state.height,
-        "csrf_token": None,  # pushed and shared: htmx sends the page's token in a header
-    }
+    choices = status_choices(ruleset, state, present)
+    menus = [menu_of(state, c, ruleset.board, choices, urls["act"]) for c in state.combatants.values()]
     return {
-        "all_combatants": rows,
-        "gm_rows_html": joined([fragment(GM_ROW, {"c": r, "board_kind": ruleset.board}) for r in rows]),
+        "all_combatants": [{"id": cid, "name": c.name} for cid, c in state.combatants.items()],
         "gm_quick": GM_QUICK,
-        "gm_forms_html": fragment(GM_OVERRIDES, forms),
+        "token_menus_html": joined(menus),
     }
 
 

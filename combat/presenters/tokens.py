@@ -90,6 +90,7 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
     pos = c.get("pos")
     alive, ko = c.get("alive", True), c.get("ko", False)
     controller_name = table.name_of(controller)
+    hidden = bool((c.get("extra") or {}).get("hidden"))  # only the GM's view holds it
     return {
         "id": cid,
         "name": name,
@@ -111,7 +112,8 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
             "side": side,
             "classes": (" acting" if acting else "")
             + (" reacting" if reacting else "")
-            + (" ko" if ko else ""),
+            + (" ko" if ko else "")
+            + (" veiled" if hidden else ""),
             "health": c.get("hp_bucket") or "",
             "face": face,
             "pos": pos,
@@ -119,7 +121,7 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
             "line": pos[1] + 1 if pos else None,
             "square": square_name(pos[0], pos[1]) if pos else "",
             "controller": controller,
-            "label": _label(c, name, side, statuses, acting),
+            "label": _label(c, name, side, statuses, acting) + (", hidden from players" if hidden else ""),
             "pct": pct,
             "badges": [s["name"] for s in statuses],
         },
@@ -144,6 +146,7 @@ def tokens_of(table: Table, vclass: str) -> list[dict[str, Any]]:
         tokens = []
         for cid, c in table.class_view(vclass).get("combatants", {}).items():
             t = token_of(table, cid, c)
+            t["on_board"]["menu"] = vclass == "gm"  # the GM's tokens open a menu
             t["html"] = fragment(TOKEN, {"t": t["on_board"]})
             t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"]})
             tokens.append(t)

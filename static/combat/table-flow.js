@@ -1,6 +1,6 @@
 /* Table flow: count steppers on the new-battle page; on the battle page the "Your turn" banner,
    notices when one of your combatants is hit, fresh outcome lines, and the GM's placement by drag
-   (mouse) or tap-then-square (touch) before the start. The server decides everything. */
+   (mouse or pen) before the start. The server decides everything. */
 (function () {
   "use strict";
 
@@ -90,9 +90,6 @@
   });
 
   // ------------------------------------------------ GM placement before the start
-  var lifted = null; // {cid, name}
-  var hint = document.getElementById("board-hint");
-
   function board() { return document.getElementById("board"); }
   function settingUp() { var b = board(); return isGm && b && b.dataset.phase === "setup" && !b.classList.contains("board-rows"); }
 
@@ -121,29 +118,7 @@
     if (typeof pf.requestSubmit === "function") { pf.requestSubmit(); } else { htmx.trigger(pf, "submit"); }
   }
 
-  function drop() {
-    root.querySelectorAll(".token.lifted").forEach(function (el) { el.classList.remove("lifted"); });
-    lifted = null;
-  }
-
-  // Tap a token, then a square (phones and keyboards).
-  root.addEventListener("click", function (e) {
-    if (!settingUp() || !e.target.closest("#board")) { return; }
-    if (root.querySelector("form.picking")) { return; }
-    var tok = e.target.closest(".token");
-    if (tok && (!lifted || lifted.cid !== tok.dataset.cid)) {
-      drop();
-      lifted = { cid: tok.dataset.cid, name: tok.getAttribute("title") || "" };
-      tok.classList.add("lifted");
-      if (hint) { hint.textContent = "Tap a square for " + lifted.name + "."; }
-      return;
-    }
-    if (lifted && !tok) {
-      place(lifted.cid, cellAt(e.clientX, e.clientY));
-      if (hint) { hint.textContent = ""; }
-      drop();
-    }
-  });
+  // A tap (or Enter) on a token opens its menu, whose “Move…” then takes a square (battle.js).
 
   // Drag with a mouse or pen.
   var drag = null;
@@ -174,7 +149,6 @@
     root.addEventListener("click", swallow, { capture: true, once: true });
     window.setTimeout(function () { root.removeEventListener("click", swallow, { capture: true }); }, 50);
     place(d.cid, cellAt(e.clientX, e.clientY));
-    drop();
   });
 
   check();
