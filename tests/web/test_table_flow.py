@@ -60,8 +60,8 @@ def test_point_8_new_battle_with_party_and_two_monsters_in_one_submit(as_user, g
             # Point 6: each combatant starts in its sheet's starting row.
             assert c.row == ruleset.starting_row(c.sheet)
         else:
-            # Point 3: inside what a phone shows, party left of the enemies, a few squares apart.
-            assert c.pos is not None and c.pos[0] <= 6 and c.pos[1] <= 6
+            # Point 3: on the board, the party facing the enemies one move apart (below).
+            assert c.pos is not None and 0 < c.pos[0] < state.width - 1 and 0 <= c.pos[1] < state.height
     if ruleset.board != "rows":
         party_x = max(c.pos[0] for c in state.combatants.values() if c.side == "party")
         enemy_x = min(c.pos[0] for c in state.combatants.values() if c.side == "enemy")
