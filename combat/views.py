@@ -138,6 +138,8 @@ def battle_new(request: HtmxRequest, pk: int) -> HttpResponse:
             return redirect("battle", result.battle_id)
         form.add_error(None, result.reason)
     rules = campaign.ruleset_class()
+    for name in form.monster_fields:  # each count is described by what its monster is and its HP
+        form.fields[name].widget.attrs["aria-describedby"] = f"id_{name}-note"
     own = [
         {"field": form[f"count_{c.pk}"], "kind": c.get_kind_display(), "max_hp": _max_hp(rules, c)}
         for c in foes

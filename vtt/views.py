@@ -33,6 +33,7 @@ from vtt.access import (
     can_edit_character,
     can_see_sheet,
     character_for,
+    known_characters,
     membership_for,
 )
 from vtt.content import campaign_content, character_templates, content_choices, template_slug
@@ -195,7 +196,9 @@ def _campaign_context(
     request: MemberRequest, campaign: Campaign, membership: Membership, **extra: Any
 ) -> dict[str, Any]:
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
-    characters = campaign.characters.select_related("owner").order_by("kind", "name", "pk")
+    characters = known_characters(
+        request.user, membership, campaign.characters.select_related("owner").order_by("kind", "name", "pk")
+    )
     rows = [{"character": c, "can_edit": can_edit_character(request.user, membership, c)} for c in characters]
     context = {
         "campaign": campaign,

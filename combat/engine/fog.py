@@ -55,8 +55,8 @@ def fogged(state: BattleState, square: Iterable[int] | None) -> bool:
 
 def unseen(state: BattleState, viewer_id: str | None, gm: bool = False) -> frozenset[str]:
     """The combatants a player (``viewer_id``; None: any player or observer) may not know of: those
-    standing in fog, or hidden by the GM (``gm.hide``), that are not on a side the viewer plays.
-    The GM sees every one."""
+    not on a side the viewer plays that stand in fog or are hidden by the GM (``gm.hide``). The GM
+    sees every one."""
     if gm:
         return frozenset()
     fog = rows(state)

@@ -26,8 +26,14 @@ def turn_entries(state: BattleState, c: Combatant) -> list[dict[str, Any]]:
     if state.phase != "active" or current is None or current.id != c.id or state.pending is not None:
         return []
     return [
-        {"key": "act-for", "label": f"Act for {c.name}", "data": [("act-for", c.id)]},
-        {"key": "skip", "label": "Skip this turn", "kind": "gm.skip_turn", "fields": []},
+        {
+            "key": "act-for",
+            "label": f"Act for {c.name}",
+            "kind": "",
+            "fields": [],
+            "data": [("act-for", c.id)],
+        },
+        {"key": "skip", "label": "Skip this turn", "kind": "gm.skip_turn", "fields": [], "data": []},
     ]
 
 

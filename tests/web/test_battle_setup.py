@@ -143,4 +143,14 @@ def test_the_campaign_page_lists_battles_and_offers_a_new_one_to_the_gm_only(cli
     assert f'href="/battles/{battle.pk}/"' in page and f"/campaigns/{campaign.pk}/battles/new/" in page
     client.force_login(users["player"])
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
-    assert f'href="/battles/{battle.pk}/"' in page and "battles/new/" not in page
+    # A battle still being set up has not happened yet: the players' list does not show it.
+    assert f'href="/battles/{battle.pk}/"' not in page and "battles/new/" not in page
+    assert services.add_combatant(
+        battle.pk, users["gm"], None, params={"name": "Wolf", "side": "enemy"}, pos=[5, 5]
+    ).ok
+    assert services.add_combatant(
+        battle.pk, users["gm"], None, params={"name": "Hero", "side": "party"}, pos=[1, 1]
+    ).ok
+    assert services.start_battle(battle.pk, users["gm"]).ok
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert f'href="/battles/{battle.pk}/"' in page

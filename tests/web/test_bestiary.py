@@ -35,7 +35,9 @@ def test_the_form_offers_every_monster_of_the_ruleset_with_its_hp_and_a_stepper(
     assert f"{escape(campaign.ruleset_name)} bestiary" in page
     for name in rules.monsters:
         assert f"One more {name}" in page and f"One less {name}" in page, name
-        label = re.search(rf">{re.escape(name)} <span class=\"muted small\">HP (\d+)</span>", page)
+        label = re.search(
+            rf">{re.escape(name)}</label>\s*<span class=\"muted small\" id=\"[^\"]+\">HP (\d+)</span>", page
+        )
         assert label and int(label.group(1)) > 0, name
     assert Character.objects.filter(campaign=campaign).count() == 0
 
@@ -77,7 +79,9 @@ def test_the_campaigns_homebrew_monsters_are_in_its_bestiary(client, gm):
     )
     client.force_login(gm)
     page = _form(client, campaign)
-    assert re.search(r">Frost Wight <span class=\"muted small\">Homebrew · HP \d+</span>", page)
+    assert re.search(
+        r">Frost Wight</label>\s*<span class=\"muted small\" id=\"[^\"]+\">Homebrew · HP \d+</span>", page
+    )
 
 
 def test_a_player_cannot_open_the_new_battle_form(client, gm, player):
