@@ -129,7 +129,10 @@ def battle_new(request: HtmxRequest, pk: int) -> HttpResponse:
     templates = {f"tpl_{template_slug(b['name'])}": (b["name"], b["sheet"]) for b in beasts}
     monsters = [(f"count_{c.pk}", c.name) for c in foes] + [(k, n) for k, (n, _) in templates.items()]
     board = campaign.ruleset_class.board
-    initial = {"name": f"Battle {campaign.battles.count() + 1}"}
+    fought = campaign.battles.count()
+    initial: dict[str, Any] = {"name": f"Battle {fought + 1}"}
+    if not fought and monsters:  # a first battle: the party against one of the first monster, ready to go
+        initial[monsters[0][0]] = 1
     form = NewBattleForm(request.POST or None, initial=initial, monsters=monsters, rows_board=board == "rows")
     if request.method == "POST" and form.is_valid():
         result = _setup(request, campaign, form, party, foes, templates)

@@ -53,6 +53,9 @@ from vtt.throttle import signup_allowed, signup_failed
 GM_ONLY = (Role.GM,)
 
 
+FIRST_INVITE_USES = 6  # the link made with a campaign: enough for a party
+
+
 def _next_url(request: HttpRequest, default: str = "campaigns") -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
     if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
@@ -124,6 +127,9 @@ def signup(request: HtmxRequest) -> HttpResponse:
             return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}.")
+FIRST_INVITE_USES = 6  # the link made with a campaign: enough for a party
+
+
         return redirect(_join_after_auth(request, user, _next_url(request)))
     if invite is not None:  # refused (a taken name...): counts against the address too
         signup_failed(request)
@@ -166,7 +172,13 @@ def campaign_create(request: MemberRequest) -> HttpResponse:
                 campaign.owner = request.user
                 campaign.save()
                 Membership.objects.create(user=request.user, campaign=campaign, role=Role.GM)
-            messages.success(request, f"Campaign “{campaign.name}” created. Invite your players below.")
+                # The first invite link is ready at once: copying it is the GM's next step.
+                Invite.objects.create(
+                    campaign=campaign, created_by=request.user, role=Role.PLAYER, max_uses=FIRST_INVITE_USES
+                )
+            messages.success(
+                request, f"Campaign “{campaign.name}” created. Send your players its invite link."
+            )
             return redirect(campaign)
         if form.ruleset_changed:
             # The options shown were another ruleset's: show the new ones with their defaults.
@@ -213,6 +225,10 @@ def _campaign_context(
         context["invites"] = campaign.invites.filter(expires_at__gt=timezone.now()).order_by(
             "-created", "-pk"
         )
+        if not any(m.role != Role.GM for m in members):  # nobody to play yet: the link comes first
+            context["first_invite"] = next(
+                (i for i in context["invites"] if i.role == Role.PLAYER and i.is_valid()), None
+            )
         context.setdefault("invite_form", InviteForm())
     context.update(extra)
     return context

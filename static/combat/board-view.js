@@ -74,7 +74,8 @@
     scroller.scrollTop = 0;
     if (cell * d.cols > w || cell * d.rows > h) {
       var b = board();
-      centreOn(b.querySelector(".token.acting") || b.querySelector(".token.mine") || b.querySelector(".token.side-party"));
+      // The acting token, else the middle of everyone (before the start: both sides facing each other).
+      centreOn(b.querySelector(".token.acting")) || centreOnAll(b.querySelectorAll(".token"));
     }
     // On a phone a wide board leaves the box half empty: shrink the box to the board, so the
     // tracker and the action sheet below come up into sight.
@@ -111,6 +112,20 @@
     var r = el.getBoundingClientRect();
     scroller.scrollLeft += r.left + r.width / 2 - (view.left + view.width / 2);
     scroller.scrollTop += r.top + r.height / 2 - (view.top + view.height / 2);
+    return true;
+  }
+
+  function centreOnAll(tokens) {
+    if (!tokens.length) { return false; }
+    var box = null;
+    tokens.forEach(function (t) {
+      var r = t.getBoundingClientRect();
+      box = box ? { l: Math.min(box.l, r.left), t: Math.min(box.t, r.top), r: Math.max(box.r, r.right), b: Math.max(box.b, r.bottom) }
+        : { l: r.left, t: r.top, r: r.right, b: r.bottom };
+    });
+    var view = scroller.getBoundingClientRect();
+    scroller.scrollLeft += (box.l + box.r) / 2 - (view.left + view.width / 2);
+    scroller.scrollTop += (box.t + box.b) / 2 - (view.top + view.height / 2);
     return true;
   }
 

@@ -356,3 +356,38 @@ def test_point_8_outcome_lines_carry_the_change_they_tell_of(client, db):
     assert response.status_code == 200
     assert f'data-seq="{battle.seq}"' in response.content.decode()
     assert state.current().name in response.content.decode()  # "The GM skips Ayla's turn."
+
+
+@pytest.mark.django_db
+def test_fewer_clicks_a_new_account_lands_on_the_new_campaign_form(client):
+    response = client.post(
+        reverse("signup"),
+        {"username": "newgm", "password1": "a-long-pass-phrase-7", "password2": "a-long-pass-phrase-7"},
+    )
+    assert response.status_code == 302 and response["Location"] == reverse("campaign_create")
+
+
+def test_fewer_clicks_a_new_campaign_comes_with_its_invite_link_ready_to_copy(as_user, gm):
+    client = as_user(gm)
+    from tests.web.conftest import options_post  # noqa: PLC0415
+    from vtt.models import Campaign, Invite  # noqa: PLC0415
+
+    data = {"name": "Keep", "ruleset": "luck", "options_for": "luck", **options_post("luck")}
+    response = client.post(reverse("campaign_create"), data)
+    assert response.status_code == 302
+
+    campaign = Campaign.objects.get(name="Keep")
+    invite = Invite.objects.get(campaign=campaign)
+    assert (invite.role, invite.max_uses) == ("player", 6)
+    page = client.get(response["Location"]).content.decode()
+    assert "Invite your players" in page and reverse("join", args=[invite.token]) in page
+    assert 'data-copy="first-invite"' in page
+
+
+def test_fewer_clicks_a_first_battle_is_ready_with_the_party_and_one_monster(as_user, gm, player):
+    campaign = _campaign_with_party(gm, player, "luck")
+    client = as_user(gm)
+    page = client.get(reverse("battle_new", args=[campaign.pk])).content.decode()
+    counts = re.findall(r'<input type="number" name="(tpl_[a-z0-9-]+)" value="(\d+)"', page)
+    assert counts and counts[0][1] == "1" and all(v == "0" for _, v in counts[1:])
+    assert re.search(r'name="party"[^>]*checked', page)
