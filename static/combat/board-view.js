@@ -67,7 +67,9 @@
     if (!isGrid()) { setCell(44); fitted = true; return; }
     scroller.style.removeProperty("max-height");
     var w = scroller.clientWidth - 8;
-    var h = scroller.clientHeight - 8;
+    // What of the box is in the window: a box running below the fold would hide the last rows.
+    var top = Math.max(0, scroller.getBoundingClientRect().top);
+    var h = Math.min(scroller.clientHeight, window.innerHeight - top) - 8;
     var least = auto === true && (touch || coarse.matches) ? TOUCH : MIN;
     setCell(Math.max(least, Math.floor(Math.min(w / d.cols, h / d.rows))));
     scroller.scrollLeft = 0;

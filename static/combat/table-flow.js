@@ -33,6 +33,9 @@
       document.body.appendChild(el);
     }
     el.textContent = text;
+    // Below the site's header (its links stay in reach), or at the window's top once it scrolled away.
+    var header = document.querySelector(".site-header");
+    el.style.top = Math.max(8, header ? header.getBoundingClientRect().bottom + 8 : 8) + "px";
     el.classList.remove("show");
     void el.offsetWidth; // restart the entrance
     el.classList.add("show");
@@ -76,6 +79,18 @@
       }
     });
     first = false;
+  }
+
+  // ------------------------------------------------ the phone's action sheet folds to a bar
+  var dock = document.getElementById("dock");
+  var fold = dock && dock.querySelector("[data-dock-fold]");
+  if (fold) {
+    fold.addEventListener("click", function () {
+      var folded = !dock.classList.contains("folded");
+      dock.classList.toggle("folded", folded);
+      fold.setAttribute("aria-expanded", folded ? "false" : "true");
+      fold.textContent = folded ? "Show actions" : "Hide actions";
+    });
   }
 
   root.addEventListener("htmx:wsAfterMessage", check);

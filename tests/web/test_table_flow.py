@@ -391,3 +391,34 @@ def test_fewer_clicks_a_first_battle_is_ready_with_the_party_and_one_monster(as_
     counts = re.findall(r'<input type="number" name="(tpl_[a-z0-9-]+)" value="(\d+)"', page)
     assert counts and counts[0][1] == "1" and all(v == "0" for _, v in counts[1:])
     assert re.search(r'name="party"[^>]*checked', page)
+
+
+@pytest.mark.parametrize("key", ["luck", "mist", "paradigm"])
+def test_point_7_three_house_rules_in_sight_and_the_rest_under_more(as_user, gm, key):
+    page = as_user(gm).get(reverse("campaign_create") + f"?ruleset={key}").content.decode()
+    shown, _, more = page.partition('<details class="more-rules"')
+    fields = get_ruleset(key).option_schema()
+    assert shown.count('name="opt_') == min(3, len(list(fields)))
+    if len(list(fields)) > 3:
+        assert "More house rules" in more and "each at the ruleset's default" in more
+        assert more.count('name="opt_') == len(list(fields)) - 3
+
+
+def test_point_7_the_campaign_pages_house_rules_card_says_it_opens(as_user, gm):
+    campaign = make_campaign(gm, ruleset="luck")
+    page = as_user(gm).get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert re.search(
+        r"<summary><strong>House rules</strong> <span[^>]*>\d+ rules of D20 Luck · show them</span>", page
+    )
+
+
+def test_point_6_the_battle_page_has_a_fold_for_the_phones_action_sheet(as_user, gm, player):
+    campaign = _campaign_with_party(gm, player, "luck")
+    client = as_user(gm)
+    client.post(
+        reverse("battle_new", args=[campaign.pk]), {"name": "B", "width": "12", "height": "10", "party": "on"}
+    )
+    battle = Battle.objects.get()
+    page = client.get(reverse("battle", args=[battle.pk])).content.decode()
+    assert 'data-dock-fold aria-controls="actions" aria-expanded="true">Hide actions</button>' in page
+    assert "the bar below the board" not in page and "press “Start the battle”" in page
