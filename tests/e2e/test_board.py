@@ -86,6 +86,8 @@ def test_a_gm_uploads_a_map_and_a_portrait_and_a_players_phone_sees_both(asgi_se
     gm.get_by_label("Columns").fill(str(COLS))
     gm.get_by_label("Rows").fill(str(ROWS))
     gm.get_by_label("Add the party").uncheck()  # added one by one below
+    for count in gm.locator("input.count").all():  # the first battle's ready monster too
+        count.fill("0")
     gm.get_by_role("button", name="Create the battle").click()
     gm.wait_for_url(re.compile(r".*/battles/\d+/$"))
     battle_url = gm.url
