@@ -122,7 +122,7 @@ def template_slug(name: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
 
 
-def bestiary(campaign) -> list[dict[str, Any]]:
+def bestiary(campaign: Campaign) -> list[dict[str, Any]]:
     """The monsters a battle may bring in with no character made first, by name: the ruleset's own
     (its content's monsters), then the campaign's homebrew ones (a homebrew monster of the same name
     replaces the ruleset's). Each entry: ``name``, ``sheet`` (valid for the campaign's content),

@@ -127,10 +127,11 @@ def signup(request: HtmxRequest) -> HttpResponse:
             return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}.")
-FIRST_INVITE_USES = 6  # the link made with a campaign: enough for a party
-
-
-        return redirect(_join_after_auth(request, user, _next_url(request)))
+        target = _join_after_auth(request, user, _next_url(request))
+        if target == "campaigns":  # a new account of no campaign: its first step is making one
+            messages.info(request, "Make your first campaign, or open an invite link a GM sent you.")
+            return redirect("campaign_create")
+        return redirect(target)
     if invite is not None:  # refused (a taken name...): counts against the address too
         signup_failed(request)
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
@@ -222,12 +223,11 @@ def _campaign_context(
         "my_characters": [c for c in characters if c.owner_id == request.user.pk],
     }
     if membership.is_gm:
-        context["invites"] = campaign.invites.filter(expires_at__gt=timezone.now()).order_by(
-            "-created", "-pk"
-        )
+        invites = campaign.invites.filter(expires_at__gt=timezone.now()).order_by("-created", "-pk")
+        context["invites"] = invites
         if not any(m.role != Role.GM for m in members):  # nobody to play yet: the link comes first
             context["first_invite"] = next(
-                (i for i in context["invites"] if i.role == Role.PLAYER and i.is_valid()), None
+                (i for i in invites if i.role == Role.PLAYER and i.is_valid()), None
             )
         context.setdefault("invite_form", InviteForm())
     context.update(extra)
