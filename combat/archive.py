@@ -40,10 +40,11 @@ def outcome(state: dict[str, Any] | None, status: str) -> str:
     return f"{side}: {reason}" if isinstance(reason, str) and reason else side
 
 
-def participants(snapshot: dict[str, Any] | None) -> list[str]:
-    """Who fights, as every member may read it: nobody standing in the fog of war (``fog.unseen``)."""
+def participants(snapshot: dict[str, Any] | None, gm: bool = False) -> list[str]:
+    """Who fights, as a member may read it: for players, nobody standing in the fog of war or hidden
+    by the GM (``fog.unseen``); the GM sees everyone."""
     combatants = (snapshot or {}).get("combatants") or {}
-    if not ((snapshot or {}).get("extra") or {}).get("fog"):
+    if gm:
         return [c.get("name", "?") for c in combatants.values()]
     state = BattleState.from_dict(snapshot or {})
     hidden = fog.unseen(state, None)
@@ -58,10 +59,17 @@ class BattleRow:
     outcome: str
 
 
-def battle_rows(campaign: Any) -> list[BattleRow]:
-    """The campaign's battles, newest first: date, participants and outcome (one query)."""
+def battle_rows(campaign: Any, gm: bool = False) -> list[BattleRow]:
+    """The campaign's battles, newest first: date, participants and outcome (one query).
+
+    Players see only what has happened: no battle the GM is still setting up, and of the others
+    only the combatants they may know of (``participants``)."""
     battles = Battle.objects.filter(campaign=campaign).order_by("-created", "-pk")
-    return [BattleRow(b, b.created, participants(b.snapshot), outcome(b.snapshot, b.status)) for b in battles]
+    if not gm:
+        battles = battles.exclude(status=Battle.Status.SETUP)
+    return [
+        BattleRow(b, b.created, participants(b.snapshot, gm), outcome(b.snapshot, b.status)) for b in battles
+    ]
 
 
 def events_of(battle: Battle) -> list[Event]:

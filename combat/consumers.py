@@ -373,9 +373,6 @@ class BattleConsumer(sockets.PushConsumer):
                 return
             if base is None or base == self.shown:
                 self.shown = version
-                rows = event.get("gm_rows") if self.vclass == "gm" else None
-                if rows:
-                    await self.send_text(rows)
                 await self.send_text(html)
                 return
         self.sync_request = {"type": "sync", "reconnect": True}

@@ -167,7 +167,20 @@ def _gm_params(kind: str, post: Any) -> dict[str, Any]:
     if needs_combatant:
         params["combatant"] = _text(post, "combatant", "Combatant", limit=16)
     if kind == "gm.set_hp":
-        params["hp"] = _int(post, "hp", "HP")
+        sign = post.get("sign")
+        if sign in ("-1", "1"):  # the token menu: down or up by an amount
+            amount = _int(post, "amount", "Amount")
+            assert amount is not None
+            if not 0 < amount <= 9999:
+                raise BadInput("The amount must be a whole number from 1 to 9999.")
+            params["delta"] = amount * int(sign)
+        else:
+            params["hp"] = _int(post, "hp", "HP")
+    elif kind == "gm.hide":
+        hidden = post.get("hidden")
+        if hidden not in ("1", "0"):
+            raise BadInput("Hide or reveal: say which.")
+        params["hidden"] = hidden == "1"
     elif kind == "gm.set_resource":
         params["resource"] = _text(post, "resource", "Resource", limit=40)
         params["value"] = _int(post, "value", "Value")

@@ -14,10 +14,9 @@ round trips), and each consumer only picks its bytes:
 - ``users[<user id>]``: that player's own action panel, prompt and sheet.
 
 A change the push can tell from its events goes as the elements it touched (``presenters.changes``):
-the same parts, each holding only those elements, plus ``gm_rows`` (the GM's table rows, a frame of
-their own) and ``base``, the battle version they apply to; a socket whose page is at another version
-sends the whole table instead (``combat.consumers``). A player's consumer never sends the ``gm`` or
-``gm_rows`` part or another user's part.
+the same parts, each holding only those elements, and ``base``, the battle version they apply to; a
+socket whose page is at another version sends the whole table instead (``combat.consumers``). A
+player's consumer never sends the ``gm`` part or another user's part.
 """
 
 from __future__ import annotations

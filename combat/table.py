@@ -21,8 +21,7 @@ Caches (cachetools, per process; ``clear_caches`` empties them):
   (``combat.presenters.log``), so a change describes only its new events;
 - ``LAYOUTS`` (LRU, 4,000 battle and class pairs): which elements a class's page holds at a
   version (``combat.presenters.changes``), so the next change may push only the elements it touched,
-  ``FORMS`` (LRU, 2,000 battles) the key of what the GM's override forms received, and ``SENT``
-  (LRU, 6,000) the keys of the pieces pushed to a class since its last whole table;
+  and ``SENT`` (LRU, 6,000) the keys of the pieces a class's page shows since its last whole table;
 - ``URLS`` (LRU, 10,000 battles) and ``TEMPLATES`` (LRU, 256): reversed
   endpoints and compiled templates.
 """
@@ -61,15 +60,13 @@ LOGS: LRUCache[tuple[int, str], tuple[dict[str, str], frozenset[str], frozenset[
 TEMPLATES: LRUCache[str, Any] = LRUCache(maxsize=256)
 # (battle, class) -> (version, the layout of that class's page at it): ``combat.presenters.changes``.
 LAYOUTS: LRUCache[tuple[int, str], tuple[int, tuple[Any, ...], tuple[Any, ...]]] = LRUCache(maxsize=4_000)
-# battle -> (version, the key of what the GM's override forms received at it).
-FORMS: LRUCache[int, tuple[int, bytes]] = LRUCache(maxsize=2_000)
 # (battle, class) -> (version, element id -> the key of the context of the piece the page shows).
 SENT: LRUCache[tuple[int, str], tuple[int, dict[str, bytes]]] = LRUCache(maxsize=6_000)
 
 
 def clear_caches() -> None:
     """Empty every process cache of the battle's display (tests: database ids repeat)."""
-    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES, LOGS, LAYOUTS, FORMS, SENT):
+    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES, LOGS, LAYOUTS, SENT):
         cache.clear()
 
 

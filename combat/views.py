@@ -43,7 +43,7 @@ from combat.table import LOG_WINDOW, battle_urls, load_table
 from vtt import chat
 from vtt import live as vtt_live
 from vtt.access import battle_for, campaign_for
-from vtt.content import character_templates, template_slug
+from vtt.content import bestiary, template_slug
 from vtt.forms import BattleMapForm
 from vtt.models import Character, CharacterKind, MapImage, Role
 from vtt.requests import HtmxRequest
@@ -124,14 +124,15 @@ def battle_new(request: HtmxRequest, pk: int) -> HttpResponse:
     party = [c for c in characters if c.kind == CharacterKind.PC]
     foes = [c for c in characters if c.kind != CharacterKind.PC]
     names = {c.name for c in foes}
-    templates = {
-        f"tpl_{template_slug(n)}": (n, sheet)
-        for n, sheet in character_templates(campaign, "monster").items()
-        if n not in names
-    }
+    # The bestiary's monsters the campaign has no character of yet (one is made when a battle takes it).
+    beasts = [b for b in bestiary(campaign) if b["name"] not in names]
+    templates = {f"tpl_{template_slug(b['name'])}": (b["name"], b["sheet"]) for b in beasts}
     monsters = [(f"count_{c.pk}", c.name) for c in foes] + [(k, n) for k, (n, _) in templates.items()]
     board = campaign.ruleset_class.board
-    initial = {"name": f"Battle {campaign.battles.count() + 1}"}
+    fought = campaign.battles.count()
+    initial: dict[str, Any] = {"name": f"Battle {fought + 1}"}
+    if not fought and monsters:  # a first battle: the party against one of the first monster, ready to go
+        initial[monsters[0][0]] = 1
     form = NewBattleForm(request.POST or None, initial=initial, monsters=monsters, rows_board=board == "rows")
     if request.method == "POST" and form.is_valid():
         result = _setup(request, campaign, form, party, foes, templates)
@@ -139,8 +140,32 @@ def battle_new(request: HtmxRequest, pk: int) -> HttpResponse:
             vtt_live.battles_changed(campaign)
             return redirect("battle", result.battle_id)
         form.add_error(None, result.reason)
-    context = {"campaign": campaign, "form": form, "party": party, "board_kind": board}
+    rules = campaign.ruleset_class()
+    for name in form.monster_fields:  # each count is described by what its monster is and its HP
+        form.fields[name].widget.attrs["aria-describedby"] = f"id_{name}-note"
+    own = [
+        {"field": form[f"count_{c.pk}"], "kind": c.get_kind_display(), "max_hp": _max_hp(rules, c)}
+        for c in foes
+    ]
+    shelf = [
+        {"field": form[f"tpl_{template_slug(b['name'])}"], "homebrew": b["homebrew"], "max_hp": b["max_hp"]}
+        for b in beasts
+    ]
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "party": party,
+        "board_kind": board,
+        "own_monsters": own,
+        "bestiary": shelf,
+    }
     return render(request, "combat/battle_new.html", context)
+
+
+def _max_hp(rules: Any, character: Character) -> int | None:
+    """A campaign monster's HP as its sheet gives it (None for a sheet the ruleset cannot read)."""
+    sheet, errors = rules.validate_sheet(rules.sheet_schema.defaults() | dict(character.sheet or {}))
+    return None if errors else rules.init_combatant(sheet).get("max_hp")
 
 
 def _setup(

@@ -15,6 +15,7 @@ Stable names for other modules:
 - ``can_edit_character(user, membership, character) -> bool``
 - ``can_see_sheet(user, membership, character) -> bool``
 - ``can_create_characters(membership) -> bool``
+- ``known_characters(user, membership, characters) -> list[Character]``
 - ``session_valid(session_key, user) -> bool``
 - ``battle_access(user, battle_id, session_key=None, check_session=False) -> (role, seq) | None``
 - ``campaign_access(user, campaign_id, session_key) -> role | None``
@@ -40,6 +41,8 @@ from django.http import Http404, HttpRequest
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
+from combat.engine import fog
+from combat.engine.state import BattleState
 from combat.models import Battle
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
@@ -103,6 +106,35 @@ def can_create_characters(membership: Membership | None) -> bool:
     return membership is not None and membership.role in (Role.GM, Role.PLAYER)
 
 
+def revealed_character_ids(campaign_id: int) -> set[int]:
+    """Characters the players have met: a combatant of theirs stood in view (not in fog, not hidden by
+    the GM: ``fog.unseen``) in a battle that has begun."""
+    seen: set[int] = set()
+    snapshots = Battle.objects.filter(campaign_id=campaign_id).exclude(status=Battle.Status.SETUP)
+    for snapshot in snapshots.values_list("snapshot", flat=True):
+        state = BattleState.from_dict(snapshot or {})
+        hidden = fog.unseen(state, None)
+        seen.update(
+            c.character_id for cid, c in state.combatants.items() if c.character_id and cid not in hidden
+        )
+    return seen
+
+
+def known_characters(
+    user: Any, membership: Membership | None, characters: Iterable[Character]
+) -> list[Character]:
+    """What a member may know exists: the GM everything; a player or observer every PC, their own, and
+    the GM's monsters and NPCs only once revealed in a battle (``revealed_character_ids``)."""
+    characters = list(characters)
+    if membership is not None and membership.role == Role.GM:
+        return characters
+    hidden = [c for c in characters if c.kind != CharacterKind.PC and c.owner_id != user.pk]
+    if not hidden:
+        return characters
+    revealed = revealed_character_ids(hidden[0].campaign_id)
+    return [c for c in characters if c.kind == CharacterKind.PC or c.owner_id == user.pk or c.pk in revealed]
+
+
 def character_for(
     request: HttpRequest, campaign_pk: int, pk: int, edit: bool = False
 ) -> tuple[Character, Membership]:
@@ -112,8 +144,8 @@ def character_for(
     """
     campaign, membership = campaign_for(request, campaign_pk)
     character = Character.objects.select_related("owner").filter(campaign=campaign, pk=pk).first()
-    if character is None:
-        raise Http404("No such character.")
+    if character is None or not known_characters(request.user, membership, [character]):
+        raise Http404("No such character.")  # a monster not met yet does not exist for the players
     character.campaign = campaign
     if edit and not can_edit_character(request.user, membership, character):
         raise PermissionDenied("You may not edit this character.")

@@ -31,6 +31,7 @@ from combat.sockets import campaign_group
 from vtt import chat
 from vtt.access import campaign_access
 from vtt.clientaddr import scope_address
+from vtt.models import Role
 
 __all__ = ["CampaignConsumer", "campaign_group"]
 
@@ -100,7 +101,8 @@ class CampaignConsumer(sockets.PushConsumer):
     async def campaign_battles(self, event: dict[str, Any]) -> None:
         # Pushes are rare (a battle created or started): access is checked again before each one.
         if await self._still_allowed():
-            await self.send(text_data=event["html"])
+            gm = self.role == Role.GM and "gm_html" in event
+            await self.send(text_data=event["gm_html"] if gm else event["html"])
 
     async def chat_push(self, event: dict[str, Any]) -> None:
         """A chat line changed: send this member's part of it, if any (``vtt.chat`` decided who reads it)."""

@@ -120,3 +120,28 @@ def character_templates(campaign: Campaign, kind: str) -> dict[str, dict[str, An
 
 def template_slug(name: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
+
+
+def bestiary(campaign: Campaign) -> list[dict[str, Any]]:
+    """The monsters a battle may bring in with no character made first, by name: the ruleset's own
+    (its content's monsters), then the campaign's homebrew ones (a homebrew monster of the same name
+    replaces the ruleset's). Each entry: ``name``, ``sheet`` (valid for the campaign's content),
+    ``homebrew`` (the campaign's own) and ``max_hp``. A GM-made monster of the campaign is a character
+    (the new-battle form lists those first)."""
+    from vtt.homebrew import monster_sheets
+
+    ruleset = campaign.ruleset_class
+    own = monster_sheets(campaign)
+    templates = character_templates(campaign, "monster")
+    rules = ruleset()
+    out = []
+    for name, sheet in templates.items():
+        out.append(
+            {
+                "name": name,
+                "sheet": sheet,
+                "homebrew": name in own,
+                "max_hp": rules.init_combatant(sheet).get("max_hp"),
+            }
+        )
+    return out

@@ -33,6 +33,7 @@ from vtt.access import (
     can_edit_character,
     can_see_sheet,
     character_for,
+    known_characters,
     membership_for,
 )
 from vtt.content import campaign_content, character_templates, content_choices, template_slug
@@ -50,6 +51,9 @@ from vtt.requests import HtmxRequest, MemberRequest
 from vtt.throttle import signup_allowed, signup_failed
 
 GM_ONLY = (Role.GM,)
+
+
+FIRST_INVITE_USES = 6  # the link made with a campaign: enough for a party
 
 
 def _next_url(request: HttpRequest, default: str = "campaigns") -> str:
@@ -123,7 +127,11 @@ def signup(request: HtmxRequest) -> HttpResponse:
             return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}.")
-        return redirect(_join_after_auth(request, user, _next_url(request)))
+        target = _join_after_auth(request, user, _next_url(request))
+        if target == "campaigns":  # a new account of no campaign: its first step is making one
+            messages.info(request, "Make your first campaign, or open an invite link a GM sent you.")
+            return redirect("campaign_create")
+        return redirect(target)
     if invite is not None:  # refused (a taken name...): counts against the address too
         signup_failed(request)
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
@@ -165,7 +173,13 @@ def campaign_create(request: MemberRequest) -> HttpResponse:
                 campaign.owner = request.user
                 campaign.save()
                 Membership.objects.create(user=request.user, campaign=campaign, role=Role.GM)
-            messages.success(request, f"Campaign “{campaign.name}” created. Invite your players below.")
+                # The first invite link is ready at once: copying it is the GM's next step.
+                Invite.objects.create(
+                    campaign=campaign, created_by=request.user, role=Role.PLAYER, max_uses=FIRST_INVITE_USES
+                )
+            messages.success(
+                request, f"Campaign “{campaign.name}” created. Send your players its invite link."
+            )
             return redirect(campaign)
         if form.ruleset_changed:
             # The options shown were another ruleset's: show the new ones with their defaults.
@@ -195,7 +209,9 @@ def _campaign_context(
     request: MemberRequest, campaign: Campaign, membership: Membership, **extra: Any
 ) -> dict[str, Any]:
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
-    characters = campaign.characters.select_related("owner").order_by("kind", "name", "pk")
+    characters = known_characters(
+        request.user, membership, campaign.characters.select_related("owner").order_by("kind", "name", "pk")
+    )
     rows = [{"character": c, "can_edit": can_edit_character(request.user, membership, c)} for c in characters]
     context = {
         "campaign": campaign,
@@ -207,9 +223,12 @@ def _campaign_context(
         "my_characters": [c for c in characters if c.owner_id == request.user.pk],
     }
     if membership.is_gm:
-        context["invites"] = campaign.invites.filter(expires_at__gt=timezone.now()).order_by(
-            "-created", "-pk"
-        )
+        invites = campaign.invites.filter(expires_at__gt=timezone.now()).order_by("-created", "-pk")
+        context["invites"] = invites
+        if not any(m.role != Role.GM for m in members):  # nobody to play yet: the link comes first
+            context["first_invite"] = next(
+                (i for i in invites if i.role == Role.PLAYER and i.is_valid()), None
+            )
         context.setdefault("invite_form", InviteForm())
     context.update(extra)
     return context

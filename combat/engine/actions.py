@@ -313,11 +313,19 @@ class GmMoveParams(TypedDict, total=False):
     row: str
 
 
-class SetHpParams(TypedDict):
-    """``gm.set_hp``."""
+class SetHpParams(TypedDict, total=False):
+    """``gm.set_hp``: to ``hp``, or by ``delta`` (down when negative; kept from 0 to the maximum)."""
+
+    combatant: Required[str]
+    hp: int
+    delta: int
+
+
+class HideParams(TypedDict):
+    """``gm.hide``: ``hidden`` true hides the combatant from the players, false reveals it."""
 
     combatant: str
-    hp: int
+    hidden: bool
 
 
 class SetResourceParams(TypedDict):
@@ -383,6 +391,7 @@ ACTION_PARAMS: dict[str, type] = {
     "gm.end_battle": EndBattleParams,
     "gm.fog": FogParams,
     "gm.tactics": NoParams,
+    "gm.hide": HideParams,
 }
 
 #: Kinds whose parameters name exactly one of these.

@@ -343,3 +343,76 @@ def chosen_path(
     if path[-1] in no_stop:
         return "Someone already stands there."
     return path
+
+
+def facing_lines(
+    width: int, height: int, counts: tuple[int, int], gap: int, taken: AbstractSet[Square] = frozenset()
+) -> tuple[list[Square], list[Square]]:
+    """Squares for two sides facing each other across the middle of the board, ``gap`` squares apart.
+
+    ``counts``: how many stand on each side (the party on the left, the enemies on the right). With
+    ``gap`` the shortest move of everyone in the battle, each can reach the other line with one move
+    and stop next to a foe (one square to spare, for a cardinal step sideways). Each side stands in a
+    column, its members on the rows around the middle (every other row when they fit), further columns
+    behind it when there are more of them than rows; ``taken`` squares (walls, people) are passed by
+    for the nearest free one.
+
+    >>> facing_lines(12, 10, (1, 2), 4)
+    ([(3, 5)], [(7, 5), (7, 6)])
+    """
+    dx = max(1, min(gap, width - 1))
+    left = max(0, (width - dx - 1) // 2)
+    right = min(width - 1, left + dx)
+    used: set[Square] = set(taken)
+    most = max(counts) if counts else 0
+    step = 2 if 2 * most - 1 <= height else 1
+    middle = height // 2
+    rows = [middle]
+    for k in range(1, height):
+        for y in (middle - k * step, middle + k * step):
+            if 0 <= y < height and y not in rows:
+                rows.append(y)
+    rows += [y for y in range(height) if y not in rows]
+    # The larger side's members beyond the other's count stand between the other's rows first (a
+    # step from a foe's row), then further out.
+    fewer = min(counts) if counts else 0
+    between = [
+        y + d for y in rows[:fewer] for d in (1, -1) if 0 <= y + d < height and y + d not in rows[:fewer]
+    ]
+    more = (
+        rows[:fewer]
+        + list(dict.fromkeys(between))
+        + [y for y in rows if y not in rows[:fewer] and y not in between]
+    )
+
+    def line(n: int, column: int, back: int) -> list[Square]:
+        order = more if n > fewer else rows
+        out: list[Square] = []
+        for i in range(n):
+            x = column + back * (i // height)
+            want = (max(0, min(width - 1, x)), order[i % height])
+            sq = nearest_free(want, width, height, used, back)
+            if sq is None:
+                break
+            used.add(sq)
+            out.append(sq)
+        return out
+
+    return line(counts[0], left, -1), line(counts[1], right, 1)
+
+
+def nearest_free(
+    want: Square, width: int, height: int, used: AbstractSet[Square], back: int = -1
+) -> Square | None:
+    """``want`` if free, else the free square nearest to it (behind it first: ``back`` is -1 or 1)."""
+    if want not in used and in_bounds(want, width, height):
+        return want
+    best: tuple[tuple[int, int, int], Square] | None = None
+    for x in range(width):
+        for y in range(height):
+            if (x, y) in used:
+                continue
+            key = (chebyshev(want, (x, y)), 0 if (x - want[0]) * back >= 0 else 1, abs(y - want[1]))
+            if best is None or key < best[0]:
+                best = (key, (x, y))
+    return best[1] if best else None

@@ -21,7 +21,7 @@ from typing import Any
 from combat.engine.actions import Refusal
 from combat.engine.dice import DiceError, DiceRoller, Roll
 from combat.engine.events import Event
-from combat.engine.fog import apply_fog
+from combat.engine.fog import apply_fog, apply_hidden
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset
 from combat.engine.state import BattleState, Combatant, Decision, copy_json, status_fields
@@ -478,6 +478,7 @@ APPLIERS: dict[str, Callable[[BattleState, dict[str, Any]], None]] = {
     "decision.answered": _answered,
     "battle.ended": _ended,
     "fog.changed": apply_fog,
+    "combatant.hidden": apply_hidden,
 }
 
 

@@ -296,6 +296,14 @@ class FogChanged(Recorded, total=False):
     rects: list[list[int]]
 
 
+class CombatantHidden(Recorded, total=False):
+    """``combatant.hidden``: the GM hid a combatant from the players (``hidden``) or revealed it."""
+
+    by: Required[str]
+    combatant: Required[str]
+    hidden: Required[bool]
+
+
 class HpSet(Recorded, total=False):
     """``hp.set``."""
 
@@ -456,6 +464,12 @@ GENERIC_EVENTS: dict[str, EventType] = {
     "battle.extra": EventType(BattleExtra),
     "battle.started": EventType(BattleStarted, lambda d, n, h: "The battle begins."),
     "combatant.added": EventType(CombatantAdded, words.combatant_added),
+    "combatant.hidden": EventType(
+        CombatantHidden,
+        lambda d, n, h: (
+            f"The GM {'hides' if d.get('hidden') else 'reveals'} {words.who(n, d.get('combatant'))}."
+        ),
+    ),
     "combatant.placed": EventType(CombatantPlaced, words.combatant_placed),
     "combatant.removed": EventType(
         CombatantRemoved, lambda d, n, h: f"{words.who(n, d.get('combatant'))} leaves the battle."

@@ -55,17 +55,31 @@ def fogged(state: BattleState, square: Iterable[int] | None) -> bool:
 
 def unseen(state: BattleState, viewer_id: str | None, gm: bool = False) -> frozenset[str]:
     """The combatants a player (``viewer_id``; None: any player or observer) may not know of: those
-    standing in fog that are not on a side the viewer plays. The GM sees every one."""
+    not on a side the viewer plays that stand in fog or are hidden by the GM (``gm.hide``). The GM
+    sees every one."""
+    if gm:
+        return frozenset()
     fog = rows(state)
-    if gm or fog is None:
+    hidden = [c for c in state.combatants.values() if c.extra.get("hidden")]
+    if fog is None and not hidden:
         return frozenset()
     sides = {c.side for c in state.combatants.values() if viewer_id is not None and c.controller == viewer_id}
     sides = sides or {"party"}
     return frozenset(
         cid
         for cid, c in state.combatants.items()
-        if c.side not in sides and c.pos is not None and fogged(state, c.pos)
+        if c.side not in sides and (c.extra.get("hidden") or (c.pos is not None and fogged(state, c.pos)))
     )
+
+
+def apply_hidden(state: BattleState, d: dict[str, Any]) -> None:
+    """Fold a ``combatant.hidden`` event into the state."""
+    c = state.combatants.get(d["combatant"])
+    if c is not None:
+        if d.get("hidden"):
+            c.extra["hidden"] = True
+        else:
+            c.extra.pop("hidden", None)
 
 
 def _rects(raw: Any, width: int, height: int) -> list[list[int]] | Refusal:

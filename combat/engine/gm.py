@@ -144,7 +144,9 @@ def gm_set_hp(ctx: Ctx, action: Action) -> Refusal | None:
     c = _combatant(ctx.state, action.params)
     if isinstance(c, Refusal):
         return c
-    hp = action.params.get("hp")
+    hp, delta = action.params.get("hp"), action.params.get("delta")
+    if hp is None and type(delta) is int and -9999 <= delta <= 9999:
+        hp = max(0, min(c.max_hp, c.hp + delta))  # up or down by an amount, within 0 and the maximum
     if type(hp) is not int or not 0 <= hp <= c.max_hp:
         return Refusal(f"HP must be a whole number from 0 to {c.max_hp}.")
     ctx.emit("hp.set", combatant=c.id, hp=hp, by="gm", **ctx.rules.hp_fields(c, hp))
@@ -212,6 +214,20 @@ def gm_move(ctx: Ctx, action: Action) -> Refusal | None:
     if isinstance(place, Refusal):
         return place
     ctx.emit("moved", combatant=c.id, path=[c.pos, place["pos"]], to=place["pos"], by="gm")
+    return None
+
+
+def gm_hide(ctx: Ctx, action: Action) -> Refusal | None:
+    """Hide a combatant from the players (they know nothing of it, as of one in fog) or reveal it."""
+    c = _combatant(ctx.state, action.params)
+    if isinstance(c, Refusal):
+        return c
+    hidden = action.params.get("hidden")
+    if type(hidden) is not bool:
+        return Refusal("Hide or reveal: say which.")
+    if bool(c.extra.get("hidden")) == hidden:
+        return Refusal(f"{c.name} is already {'hidden' if hidden else 'in view'}.")
+    ctx.emit("combatant.hidden", combatant=c.id, hidden=hidden, by="gm")
     return None
 
 
@@ -284,4 +300,5 @@ GM_ACTIONS = {
     "gm.end_battle": gm_end_battle,
     "gm.fog": gm_fog,
     "gm.tactics": gm_tactics,
+    "gm.hide": gm_hide,
 }

@@ -8,17 +8,16 @@ lines. Each visibility class gets, rendered once:
   head (round, who acts, who must answer: ``tracker-head``), the new log lines added at the top of
   the log (``afterbegin:#log-entries``; newest first, as the page shows them) and the lines that left
   the log's window removed (``delete``), the "Older entries" link, the seq mark;
-- the GM: besides, the GM rows of the combatants named (``gmr-<id>``, a frame of their own: table rows
-  cannot share a fragment with other elements in the HTML parser), the quick actions and the place form
-  (they carry the seq), the override forms when a status or resource changed, the GM's action panel and
-  prompt;
+- the GM: besides, the quick actions (they carry the seq and follow the turn), the token menus whose
+  context changed (``tm-<id>``: HP, statuses, the turn's entries, the statuses offered), the GM's
+  action panel and prompt;
 - each controlling player: their action panel and prompt, and their sheet when it shows a combatant
   the change named or a notice of the change before.
 
 Some changes alter the page's layout, not only its elements: a combatant added, removed, placed or
 moved between rows, the turn order, the fog, a new phase. ``FULL_TYPES`` lists the events that do;
 and the layout each class saw (which tokens stand on the board and in which order, the tracker's
-order, the GM's rows: ``layout``) is kept per battle and version, so a change whose layout differs
+order: ``layout``) is kept per battle and version, so a change whose layout differs
 from the one of the version before it, or whose version before is not known here, is pushed whole
 (``class_regions``), as are writes without events (an undo, a new map). A page that missed a change
 (it sees a version other than the one a change applies to) asks for the whole table.
@@ -38,12 +37,12 @@ from combat.engine.view import hidden_ids, unseen_ids
 from combat.outcome import notices
 from combat.presenters import actions, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
-from combat.presenters.gm import gm_forms, gm_rows, quick_actions
+from combat.presenters.gm import menus, quick_actions
 from combat.presenters.log import log_entries, log_memo
-from combat.presenters.render import GM_OVERRIDES, GM_ROW, TOKEN, TRACKER_ROW, fragment, joined
-from combat.presenters.tokens import token_of
+from combat.presenters.render import TOKEN, TOKEN_MENU, TRACKER_ROW, fragment, joined
+from combat.presenters.tokens import class_token
 from combat.presenters.tracker import chooser
-from combat.table import FORMS, LAYOUTS, LOG_WINDOW, SENT, Table
+from combat.table import LAYOUTS, LOG_WINDOW, SENT, Table
 from vtt.models import Role
 
 # Generic events that change the page's layout (or everything in it): their change is pushed whole. A
@@ -123,16 +122,17 @@ def turn_of(table: Table, vclass: str) -> tuple[Any, ...]:
 
 
 def remember(table: Table) -> None:
-    """Keep each class's layout and turn, and what the GM's override forms list, at this version (the
-    next change compares with them)."""
-    from combat.presenters.gm import gm_forms, gm_rows
+    """Keep each class's layout and turn, and the GM's token menus as the whole table shows them, at
+    this version (the next change compares with them)."""
+    from combat.presenters.gm import menus
 
     battle = table.battle
     for vclass in ("gm", "pl"):
         LAYOUTS[(battle.pk, vclass)] = (battle.version, layout(table, vclass), turn_of(table, vclass))
-    FORMS[battle.pk] = (battle.version, render.freeze(dict(gm_forms(table, gm_rows(table)), oob=True)))
-    for part in ("gm", "pl", "gm-rows"):
+    for part in ("gm", "pl"):
         SENT[(battle.pk, part)] = (battle.version, {})  # the whole table: every piece as rendered now
+    shown = {f"tm-{cid}": render.freeze(dict(ctx, oob=True)) for cid, ctx in menus(table)}
+    SENT[(battle.pk, "gm-menus")] = (battle.version, shown)
 
 
 def _marker(base: int, version: int) -> str:
@@ -143,7 +143,7 @@ def _marker(base: int, version: int) -> str:
 
 def _token(table: Table, vclass: str, cid: str) -> dict[str, Any] | None:
     c = table.class_view(vclass).get("combatants", {}).get(cid)
-    return None if c is None else token_of(table, cid, c)
+    return None if c is None else class_token(table, vclass, cid, c)
 
 
 def _log(table: Table, vclass: str, new: int) -> str | None:
@@ -190,7 +190,6 @@ def _shared(
     on_board = {entry if isinstance(entry, str) else entry[0] for entry in shape[1]}
     parts = []
     current = state.current()
-    pending = state.pending
     head = (
         {}
         if not turned
@@ -308,23 +307,13 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     for vclass, shape in layouts.items():
         LAYOUTS[(battle.pk, vclass)] = (battle.version, shape, turns[vclass])
     marker = _marker(battle.version - 1, battle.version)
-    # The GM panel: its rows of the combatants named, its forms that carry the seq, the override forms
-    # when the statuses or resources it offers may have changed.
-    rows = gm_rows(table)
-    board_kind = gm_frame["board_kind"]
-    sent = _sent(table, "gm-rows")
-    gm_rows_html = "".join(
-        _piece(sent, f"gmr-{r['id']}", GM_ROW, {"c": r, "board_kind": board_kind, "oob": True})
-        for r in rows
-        if r["id"] in named
+    # The GM panel: the quick actions (they carry the seq and follow the turn) and the token menus
+    # whose context changed (HP, statuses, the turn's entries, the statuses offered).
+    sent = _sent(table, "gm-menus")
+    gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=quick_actions(state))
+    gm_panel = render.render_one("gm_quick", gm_ctx) + "".join(
+        _piece(sent, f"tm-{cid}", TOKEN_MENU, dict(ctx, oob=True)) for cid, ctx in menus(table)
     )
-    gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=quick_actions(table.state))
-    gm_panel = render.render_one("gm_quick", gm_ctx)
-    forms = dict(gm_forms(table, rows), oob=True)
-    forms_key = render.freeze(forms)
-    if FORMS.get(battle.pk) != (battle.version - 1, forms_key):  # what the override forms list changed
-        gm_panel += fragment(GM_OVERRIDES, forms)
-    FORMS[battle.pk] = (battle.version, forms_key)
     gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"], asked["gm"])
     users = {
         uid: tight(
@@ -335,7 +324,6 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     return {
         "base": battle.version - 1,
         "gm": marker + tight(gm_shared + gm_panel + gm_own + render.render_one("seqmark", gm_frame)),
-        "gm_rows": marker + tight(gm_rows_html) if gm_rows_html else "",
         "pl": marker + tight(pl_shared + render.render_one("seqmark", pl_frame)),
         "users": users,
     }

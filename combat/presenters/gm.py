@@ -1,4 +1,10 @@
-"""The GM panel: exact values of every combatant, the quick actions and the override forms."""
+"""The GM panel: the quick actions of the turn, and a menu on every token (``combat/token_menu.html``).
+
+A token's menu holds what the GM may do to it, each one tap away: HP up or down by an amount, add or
+remove a status, move it, hide it from the players or reveal it, remove it, and on its turn act for
+it, let the tactics play it (a monster or NPC) or skip the turn: ``turn_entries`` lists the entries
+about the combatant's turn.
+"""
 
 from __future__ import annotations
 
@@ -6,80 +12,95 @@ from typing import Any
 
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
-from combat.engine.state import BattleState
+from combat.engine.state import BattleState, Combatant
 from combat.engine.tactics import gm_may_leave
-from combat.presenters.render import GM_OVERRIDES, GM_ROW, fragment, joined
+from combat.presenters.render import TOKEN_MENU, fragment, joined
 from combat.table import Table, battle_urls
 
 GM_QUICK = (("gm.skip_turn", "Skip this turn"),)
-# (kind, label, fields) of the GM override forms; combat.forms parses the same fields.
-GM_FORMS = (
-    ("gm.set_hp", "Set HP", ("combatant", "hp")),
-    ("gm.set_resource", "Set a resource", ("combatant", "resource")),
-    ("gm.add_status", "Add a status", ("combatant", "status", "power")),
-    ("gm.remove_status", "Remove a status", ("combatant", "status")),
-    ("gm.move", "Move a token", ("combatant", "square")),
-    ("gm.remove_combatant", "Remove a combatant", ("combatant",)),
-    ("gm.end_battle", "End the battle", ("reason",)),
-)
 
 
-def gm_rows(table: Table) -> list[dict[str, Any]]:
-    """The exact values of every combatant, a row each (once per change)."""
-
-    def make() -> list[dict[str, Any]]:
-        return [
+def turn_entries(state: BattleState, c: Combatant) -> list[dict[str, Any]]:
+    """The menu's entries about ``c``'s turn, first in its menu. An entry either posts an action
+    (``kind`` and its ``fields``) or is a button the page handles (``data``: its data attributes)."""
+    current = state.current()
+    if state.phase != "active" or current is None or current.id != c.id or state.pending is not None:
+        return []
+    tactics = (
+        [
             {
-                "id": cid,
-                "name": c.name,
-                "hp": c.hp,
-                "max_hp": c.max_hp,
-                "pos": c.pos,
-                "row": c.row,
-                "statuses": sorted(c.statuses),
-                "side": c.side,
+                "key": "tactics",
+                "label": f"Let the tactics act for {c.name}",
+                "kind": "gm.tactics",
+                "fields": [],
+                "data": [],
             }
-            for cid, c in table.state.combatants.items()
         ]
+        if gm_may_leave(c)
+        else []
+    )
+    return [
+        *tactics,
+        {
+            "key": "act-for",
+            "label": f"Act for {c.name}",
+            "kind": "",
+            "fields": [],
+            "data": [("act-for", c.id)],
+        },
+        {"key": "skip", "label": "Skip this turn", "kind": "gm.skip_turn", "fields": [], "data": []},
+    ]
 
-    rows: list[dict[str, Any]] = table.once("gm_rows", make)
-    return rows
 
-
-def gm_forms(table: Table, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """All the override forms show (they hold no client token: the page fills it when one is sent)."""
-    state = table.state
-    statuses: set[str] = set()
-    resources: set[str] = set()
-    for c in state.combatants.values():
-        statuses.update(c.statuses)
-        resources.update(c.resources)
-    ruleset = get_ruleset(state.ruleset)
+def menu_context(
+    state: BattleState, c: Combatant, board_kind: str, statuses: list[tuple[str, str]], act: str
+) -> dict[str, Any]:
+    """What one token's menu shows (it holds no client token: the page fills it when a form is sent)."""
     return {
-        "gm_forms": GM_FORMS,
-        "all_combatants": [{"id": r["id"], "name": r["name"]} for r in rows],
-        "status_choices": status_choices(ruleset, state, statuses),
-        "known_statuses": sorted(statuses | (ruleset.status_keys(state) or set())),
-        "known_resources": sorted(resources),
-        "urls": battle_urls(table.battle.pk),
-        "width": state.width,
-        "height": state.height,
-        "csrf_token": None,  # pushed and shared: htmx sends the page's token in a header
-        "oob": False,
+        "c": {
+            "id": c.id,
+            "name": c.name,
+            "side": c.side,
+            "hp": c.hp,
+            "max_hp": c.max_hp,
+            "row": c.row,
+            "hidden": bool(c.extra.get("hidden")),
+            "statuses": [[k, status_name(state, k)] for k in sorted(c.statuses)],
+        },
+        "phase": state.phase,
+        "board_kind": board_kind,
+        "statuses": [list(s) for s in statuses],
+        "act": act,
+        "turn_entries": turn_entries(state, c),
     }
 
 
+def menus(table: Table) -> list[tuple[str, dict[str, Any]]]:
+    """(combatant id, context) of every token's menu, in the board's order (once per change)."""
+
+    def make() -> list[tuple[str, dict[str, Any]]]:
+        state = table.state
+        present: set[str] = set()
+        for c in state.combatants.values():
+            present.update(c.statuses)
+        ruleset = get_ruleset(state.ruleset)
+        choices = status_choices(ruleset, state, present)
+        act = battle_urls(table.battle.pk)["act"]
+        return [
+            (c.id, menu_context(state, c, ruleset.board, choices, act)) for c in state.combatants.values()
+        ]
+
+    found: list[tuple[str, dict[str, Any]]] = table.once("gm_menus", make)
+    return found
+
+
 def context(table: Table) -> dict[str, Any]:
-    """The GM panel: exact values of every combatant (a row each), the quick actions, the override forms."""
-    rows = gm_rows(table)
-    board_kind = get_ruleset(table.state.ruleset).board
+    """The GM panel: the quick actions, and one menu per token."""
+    state = table.state
     return {
-        "all_combatants": rows,
-        "gm_rows_html": joined(
-            [fragment(GM_ROW, {"c": r, "board_kind": board_kind, "oob": False}) for r in rows]
-        ),
-        "gm_quick": quick_actions(table.state),
-        "gm_forms_html": fragment(GM_OVERRIDES, gm_forms(table, rows)),
+        "all_combatants": [{"id": cid, "name": c.name} for cid, c in state.combatants.items()],
+        "gm_quick": quick_actions(state),
+        "token_menus_html": joined([fragment(TOKEN_MENU, dict(ctx, oob=False)) for _, ctx in menus(table)]),
     }
 
 

@@ -32,11 +32,10 @@ from combat.table import FRAGMENTS, TEMPLATES
 
 TEMPLATE = "combat/battle.html"
 # The pieces rendered on every change that alters them, as Jinja2 templates (``combat.jinja``).
-TOKEN, TRACKER_ROW, GM_ROW, GM_OVERRIDES, LOG_ENTRY, ACTION_OPTS = (
-    f"combat/{name}.html"
-    for name in ("token", "tracker_row", "gm_row", "gm_forms", "log_entry", "action_opts")
+TOKEN, TRACKER_ROW, TOKEN_MENU, LOG_ENTRY, ACTION_OPTS = (
+    f"combat/{name}.html" for name in ("token", "tracker_row", "token_menu", "log_entry", "action_opts")
 )
-PIECES = frozenset({TOKEN, TRACKER_ROW, GM_ROW, GM_OVERRIDES, LOG_ENTRY, ACTION_OPTS})
+PIECES = frozenset({TOKEN, TRACKER_ROW, TOKEN_MENU, LOG_ENTRY, ACTION_OPTS})
 
 
 def freeze(ctx: dict[str, Any]) -> bytes:

@@ -78,6 +78,7 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
     pos = c.get("pos")
     alive, ko = c.get("alive", True), c.get("ko", False)
     controller_name = table.name_of(controller)
+    hidden = bool((c.get("extra") or {}).get("hidden"))  # only the GM's view holds it
     return {
         "id": cid,
         "name": name,
@@ -99,7 +100,8 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
             "side": side,
             "classes": (" acting" if acting else "")
             + (" reacting" if reacting else "")
-            + (" ko" if ko else ""),
+            + (" ko" if ko else "")
+            + (" veiled" if hidden else ""),
             "health": c.get("hp_bucket") or "",
             "face": face,
             "pos": pos,
@@ -107,7 +109,7 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
             "line": pos[1] + 1 if pos else None,
             "square": square_name(pos[0], pos[1]) if pos else "",
             "controller": controller,
-            "label": _label(c, name, side, statuses, acting),
+            "label": _label(c, name, side, statuses, acting) + (", hidden from players" if hidden else ""),
             "pct": pct,
             "badges": [s["name"] for s in statuses],
         },
@@ -124,6 +126,13 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def class_token(table: Table, vclass: str, cid: str, c: dict[str, Any]) -> dict[str, Any]:
+    """``token_of`` as a visibility class's page shows it: the GM's tokens open a menu."""
+    t = token_of(table, cid, c)
+    t["on_board"]["menu"] = vclass == "gm"
+    return t
+
+
 def tokens_of(table: Table, vclass: str) -> list[dict[str, Any]]:
     """Every combatant a visibility class sees, as ``token_of`` with its two pieces rendered
     (``html``: the board's token, ``row_html``: the tracker's row); computed once per change."""
@@ -131,7 +140,7 @@ def tokens_of(table: Table, vclass: str) -> list[dict[str, Any]]:
     def make() -> list[dict[str, Any]]:
         tokens = []
         for cid, c in table.class_view(vclass).get("combatants", {}).items():
-            t = token_of(table, cid, c)
+            t = class_token(table, vclass, cid, c)
             t["html"] = fragment(TOKEN, {"t": t["on_board"], "oob": False})
             t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False, "n": 0})
             tokens.append(t)

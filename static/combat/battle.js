@@ -137,6 +137,7 @@
 
   function refresh() {
     applyMarks();
+    reopenMenu();
     if (mode && mode.type === "pick") {
       // The action panel may have been re-rendered: find the same option again, or stop targeting.
       var again = null;
@@ -296,7 +297,10 @@
     if (!document.contains(form)) {
       // Re-rendered by a push meanwhile: send the same choice through the current form.
       var fresh = null;
-      root.querySelectorAll("form.act-form").forEach(function (f) { if (f.dataset.label === form.dataset.label) { fresh = f; } });
+      var asks = form.dataset.confirmText;
+      root.querySelectorAll(asks ? "form[data-confirm-text]" : "form.act-form").forEach(function (f) {
+        if (asks ? f.dataset.confirmText === asks : f.dataset.label === form.dataset.label) { fresh = f; }
+      });
       if (!fresh) { cancel(); return; }
       ["target", "square"].forEach(function (name) {
         var from = form.querySelector("[name=" + name + "]");
@@ -306,6 +310,7 @@
       form = fresh;
     }
     htmx.process(form); // a no-op when htmx already bound it; never let the browser post natively
+    if (form.dataset.confirmText) { form.dataset.confirmed = "1"; }
     var seqInput = form.querySelector("input[name=expected_seq]");
     if (seqInput && !seqInput.value) { seqInput.value = String(seqNow()); }
     if (typeof form.requestSubmit === "function") { form.requestSubmit(); } else { htmx.trigger(form, "submit"); }
@@ -354,6 +359,177 @@
     return letters + (sq[1] + 1);
   }
 
+  // ---------------------------------------------------------------- the GM's token menu
+  // Each token's menu is rendered in the GM panel (#token-menus, combat/token_menu.html). A click, a
+  // long press or Enter on a token opens it beside the token; Escape, a click elsewhere or the close
+  // button shuts it and gives the focus back to the token. A push re-renders the menus: the open one
+  // opens again with the focus where it was.
+  var isGm = root.dataset.role === "gm";
+  var menu = null; // {cid, key}: the open menu and its focused entry
+  var LONG_PRESS_MS = 450;
+
+  function menuEl(cid) { return document.getElementById("tm-" + cid); }
+  function tokenEl(cid) { var b = board(); return b && b.querySelector('.token[data-cid="' + cid + '"]'); }
+  function menuItems(el) {
+    return Array.prototype.filter.call(el.querySelectorAll("[role=menuitem]"), function (i) { return !i.disabled; });
+  }
+
+  function placeMenu(el, cid) {
+    var t = tokenEl(cid);
+    el.hidden = false;
+    el.classList.add("open");
+    if (window.matchMedia("(max-width: 40rem)").matches || !t) { el.classList.add("sheet"); el.style.left = ""; el.style.top = ""; return; }
+    el.classList.remove("sheet");
+    var r = t.getBoundingClientRect();
+    var w = el.offsetWidth, h = el.offsetHeight;
+    var left = r.right + 8;
+    if (left + w > window.innerWidth - 8) { left = Math.max(8, r.left - w - 8); }
+    var top = Math.min(Math.max(8, r.top), Math.max(8, window.innerHeight - h - 8));
+    el.style.left = left + "px";
+    el.style.top = top + "px";
+  }
+
+  function openMenu(cid, focusFirst) {
+    if (!isGm) { return false; }
+    var el = menuEl(cid);
+    if (!el) { return false; }
+    closeMenu(false);
+    menu = { cid: cid, key: null };
+    placeMenu(el, cid);
+    var t = tokenEl(cid);
+    if (t) { t.setAttribute("aria-expanded", "true"); }
+    if (focusFirst) {
+      var first = menuItems(el)[0] || el.querySelector("input, select, button");
+      if (first) { first.focus(); }
+    }
+    return true;
+  }
+
+  function closeMenu(returnFocus) {
+    if (!menu) { return; }
+    var cid = menu.cid;
+    var el = menuEl(cid);
+    if (el) { el.hidden = true; el.classList.remove("open"); }
+    var t = tokenEl(cid);
+    if (t) { t.setAttribute("aria-expanded", "false"); }
+    menu = null;
+    if (returnFocus) {
+      if (t) { t.focus(); } else if (board()) { board().focus(); }
+    }
+  }
+
+  function reopenMenu() {
+    if (!menu) { return; }
+    var el = menuEl(menu.cid);
+    if (!el) { menu = null; return; }
+    var key = menu.key;
+    placeMenu(el, menu.cid);
+    var t = tokenEl(menu.cid);
+    if (t) { t.setAttribute("aria-expanded", "true"); }
+    if (key) {
+      var again = el.querySelector('[data-menu-key="' + key + '"]') || el.querySelector("#" + key) || menuItems(el)[0];
+      if (again && !el.contains(document.activeElement)) { again.focus(); }
+    }
+  }
+
+  root.addEventListener("focusin", function (e) {
+    if (!menu) { return; }
+    var el = menuEl(menu.cid);
+    if (el && el.contains(e.target)) { menu.key = e.target.dataset.menuKey || e.target.id || null; }
+  });
+
+  root.addEventListener("keydown", function (e) {
+    if (!menu) { return; }
+    var el = menuEl(menu.cid);
+    if (!el || !el.contains(e.target)) { return; }
+    if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); closeMenu(true); return; }
+    var items = menuItems(el);
+    var at = items.indexOf(e.target);
+    if (at < 0) { return; }
+    var next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[e.key];
+    if (next === undefined) { return; }
+    e.preventDefault();
+    items[(next + items.length) % items.length].focus();
+  });
+
+  // A long press on a token opens its menu on a touch screen (a tap does too).
+  var press = null;
+  root.addEventListener("pointerdown", function (e) {
+    if (!isGm || e.pointerType !== "touch" || mode) { return; }
+    var t = e.target.closest("#board .token");
+    if (!t) { return; }
+    press = { id: e.pointerId, x: e.clientX, y: e.clientY };
+    press.timer = window.setTimeout(function () {
+      press = null;
+      if (openMenu(t.dataset.cid, false)) {
+        if (navigator.vibrate) { navigator.vibrate(30); }
+        var swallow = function (ev) { ev.stopPropagation(); ev.preventDefault(); };
+        root.addEventListener("click", swallow, { capture: true, once: true });
+        window.setTimeout(function () { root.removeEventListener("click", swallow, { capture: true }); }, 600);
+      }
+    }, LONG_PRESS_MS);
+  }, true);
+  function endPress(e) {
+    if (press && (e.type !== "pointermove" || Math.hypot(e.clientX - press.x, e.clientY - press.y) > 8)) {
+      window.clearTimeout(press.timer);
+      press = null;
+    }
+  }
+  root.addEventListener("pointermove", endPress, true);
+  root.addEventListener("pointerup", endPress, true);
+  root.addEventListener("pointercancel", endPress, true);
+
+  // A menu entry that asks first (remove a token, end the battle): the confirm dialog, then the post.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form[data-confirm-text]")) { return; }
+    if (form.dataset.confirmed === "1") { delete form.dataset.confirmed; return; }
+    e.preventDefault();
+    e.stopPropagation();
+    closeMenu(false);
+    pendingSubmit = form;
+    confirmAsk(form.dataset.confirmText);
+  }, true);
+
+  function confirmAsk(text) {
+    if (dialog && typeof dialog.showModal === "function") {
+      document.getElementById("confirm-text").textContent = text;
+      dialog.showModal();
+    } else if (window.confirm(text) && pendingSubmit) {
+      submit(pendingSubmit);
+    }
+  }
+
+  root.addEventListener("click", function (e) {
+    if (menu) {
+      var open = menuEl(menu.cid);
+      if (e.target.closest("[data-menu-close]")) { closeMenu(true); return; }
+      var actFor = e.target.closest("[data-act-for]");
+      if (actFor) {
+        closeMenu(false);
+        var first = root.querySelector("#actions form.act-form button.opt:not([disabled])");
+        var dock = document.getElementById("dock");
+        if (dock && dock.scrollIntoView) { dock.scrollIntoView({ block: "nearest" }); }
+        if (first) { first.focus(); }
+        return;
+      }
+      if (open && open.contains(e.target)) {
+        if (e.target.closest("[data-place]")) { closeMenu(false); }
+        else { return; }
+      } else if (!e.target.closest("#board .token")) {
+        closeMenu(false);
+      }
+    }
+    if (isGm && !mode && !root.querySelector("form.picking")) {
+      var tok = e.target.closest("#board .token");
+      if (tok) {
+        if (menu && menu.cid === tok.dataset.cid) { closeMenu(false); return; }
+        openMenu(tok.dataset.cid, e.detail === 0);
+        return;
+      }
+    }
+  });
+
   root.addEventListener("click", function (e) {
     var el = e.target.closest("[data-pick]");
     if (el) { startPick(el.closest("form")); return; }
@@ -387,6 +563,7 @@
 
   document.addEventListener("keydown", function (e) {
     if (e.key === "Escape" && mode) { cancel(); }
+    else if (e.key === "Escape" && menu) { closeMenu(true); }
   });
 
   applyMarks();

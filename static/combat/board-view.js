@@ -67,14 +67,17 @@
     if (!isGrid()) { setCell(44); fitted = true; return; }
     scroller.style.removeProperty("max-height");
     var w = scroller.clientWidth - 8;
-    var h = scroller.clientHeight - 8;
+    // What of the box is in the window: a box running below the fold would hide the last rows.
+    var top = Math.max(0, scroller.getBoundingClientRect().top);
+    var h = Math.min(scroller.clientHeight, window.innerHeight - top) - 8;
     var least = auto === true && (touch || coarse.matches) ? TOUCH : MIN;
     setCell(Math.max(least, Math.floor(Math.min(w / d.cols, h / d.rows))));
     scroller.scrollLeft = 0;
     scroller.scrollTop = 0;
     if (cell * d.cols > w || cell * d.rows > h) {
       var b = board();
-      centreOn(b.querySelector(".token.acting") || b.querySelector(".token.mine") || b.querySelector(".token.side-party"));
+      // The acting token, else the middle of everyone (before the start: both sides facing each other).
+      centreOn(b.querySelector(".token.acting")) || centreOnAll(b.querySelectorAll(".token"));
     }
     // On a phone a wide board leaves the box half empty: shrink the box to the board, so the
     // tracker and the action sheet below come up into sight.
@@ -111,6 +114,20 @@
     var r = el.getBoundingClientRect();
     scroller.scrollLeft += r.left + r.width / 2 - (view.left + view.width / 2);
     scroller.scrollTop += r.top + r.height / 2 - (view.top + view.height / 2);
+    return true;
+  }
+
+  function centreOnAll(tokens) {
+    if (!tokens.length) { return false; }
+    var box = null;
+    tokens.forEach(function (t) {
+      var r = t.getBoundingClientRect();
+      box = box ? { l: Math.min(box.l, r.left), t: Math.min(box.t, r.top), r: Math.max(box.r, r.right), b: Math.max(box.b, r.bottom) }
+        : { l: r.left, t: r.top, r: r.right, b: r.bottom };
+    });
+    var view = scroller.getBoundingClientRect();
+    scroller.scrollLeft += (box.l + box.r) / 2 - (view.left + view.width / 2);
+    scroller.scrollTop += (box.t + box.b) / 2 - (view.top + view.height / 2);
     return true;
   }
 

@@ -1,6 +1,6 @@
 /* Table flow: count steppers on the new-battle page; on the battle page the "Your turn" banner,
    notices when one of your combatants is hit, fresh outcome lines, and the GM's placement by drag
-   (mouse) or tap-then-square (touch) before the start. The server decides everything. */
+   (mouse or pen) before the start. The server decides everything. */
 (function () {
   "use strict";
 
@@ -33,6 +33,9 @@
       document.body.appendChild(el);
     }
     el.textContent = text;
+    // Below the site's header (its links stay in reach), or at the window's top once it scrolled away.
+    var header = document.querySelector(".site-header");
+    el.style.top = Math.max(8, header ? header.getBoundingClientRect().bottom + 8 : 8) + "px";
     el.classList.remove("show");
     void el.offsetWidth; // restart the entrance
     el.classList.add("show");
@@ -78,6 +81,18 @@
     first = false;
   }
 
+  // ------------------------------------------------ the phone's action sheet folds to a bar
+  var dock = document.getElementById("dock");
+  var fold = dock && dock.querySelector("[data-dock-fold]");
+  if (fold) {
+    fold.addEventListener("click", function () {
+      var folded = !dock.classList.contains("folded");
+      dock.classList.toggle("folded", folded);
+      fold.setAttribute("aria-expanded", folded ? "false" : "true");
+      fold.textContent = folded ? "Show actions" : "Hide actions";
+    });
+  }
+
   root.addEventListener("htmx:wsAfterMessage", check);
   document.body.addEventListener("htmx:afterSettle", check);
 
@@ -90,9 +105,6 @@
   });
 
   // ------------------------------------------------ GM placement before the start
-  var lifted = null; // {cid, name}
-  var hint = document.getElementById("board-hint");
-
   function board() { return document.getElementById("board"); }
   function settingUp() { var b = board(); return isGm && b && b.dataset.phase === "setup" && !b.classList.contains("board-rows"); }
 
@@ -121,29 +133,7 @@
     if (typeof pf.requestSubmit === "function") { pf.requestSubmit(); } else { htmx.trigger(pf, "submit"); }
   }
 
-  function drop() {
-    root.querySelectorAll(".token.lifted").forEach(function (el) { el.classList.remove("lifted"); });
-    lifted = null;
-  }
-
-  // Tap a token, then a square (phones and keyboards).
-  root.addEventListener("click", function (e) {
-    if (!settingUp() || !e.target.closest("#board")) { return; }
-    if (root.querySelector("form.picking")) { return; }
-    var tok = e.target.closest(".token");
-    if (tok && (!lifted || lifted.cid !== tok.dataset.cid)) {
-      drop();
-      lifted = { cid: tok.dataset.cid, name: tok.getAttribute("title") || "" };
-      tok.classList.add("lifted");
-      if (hint) { hint.textContent = "Tap a square for " + lifted.name + "."; }
-      return;
-    }
-    if (lifted && !tok) {
-      place(lifted.cid, cellAt(e.clientX, e.clientY));
-      if (hint) { hint.textContent = ""; }
-      drop();
-    }
-  });
+  // A tap (or Enter) on a token opens its menu, whose “Move…” then takes a square (battle.js).
 
   // Drag with a mouse or pen.
   var drag = null;
@@ -174,7 +164,6 @@
     root.addEventListener("click", swallow, { capture: true, once: true });
     window.setTimeout(function () { root.removeEventListener("click", swallow, { capture: true }); }, 50);
     place(d.cid, cellAt(e.clientX, e.clientY));
-    drop();
   });
 
   check();

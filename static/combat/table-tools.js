@@ -256,7 +256,7 @@
       track();
       return;
     }
-    if (e.pointerType === "touch") {
+    if (e.pointerType === "touch" && !(root.dataset.role === "gm" && e.target.closest(".token"))) { // the GM's long press on a token opens its menu
       if (press) { window.clearTimeout(press.timer); press = null; return; } // a second finger: a pinch
       press = { id: e.pointerId, x: e.clientX, y: e.clientY, square: sq };
       press.timer = window.setTimeout(function () {

@@ -154,11 +154,39 @@ def tap_square(page: Page, x: int, y: int) -> None:
     board.click(position={"x": (x + 0.5) * size, "y": (y + 0.5) * size})
 
 
-def gm_form(page: Page, legend: str):
-    details = page.locator("details.gm-override")
-    if details.get_attribute("open") is None:
-        details.locator("summary").click()
-    return page.locator("form.override", has=page.locator("legend", has_text=legend))
+def token_menu(page: Page, cid: str):
+    """The GM's menu of a token (opened by a click on it), as a locator."""
+    menu = page.locator(f"#tm-{cid}")
+    if not menu.is_visible():
+        page.locator(f'#board .token[data-cid="{cid}"]').click()
+    expect(menu).to_be_visible()
+    return menu
+
+
+def gm_set_hp(page: Page, cid: str, hp: int) -> None:
+    """The GM takes a token's HP to ``hp`` with its menu: down or up by the difference."""
+    menu = token_menu(page, cid)
+    now = int(re.search(r"HP (\d+)/", menu.locator(".tm-hp").inner_text()).group(1))  # type: ignore[union-attr]
+    if now == hp:
+        return
+    menu.get_by_label("HP by").fill(str(abs(now - hp)))
+    menu.get_by_role("button", name="HP down by the amount" if hp < now else "HP up by the amount").click()
+
+
+def gm_move(page: Page, cid: str, x: int, y: int) -> None:
+    """The GM moves a token with its menu: "Move…", the square, and (in a running battle) Confirm."""
+    token_menu(page, cid).get_by_role("menuitem", name="Move…").click()
+    tap_square(page, x, y)
+    confirm = page.locator("#confirm")
+    if page.locator("#board").get_attribute("data-phase") != "setup":
+        expect(confirm).to_be_visible()
+        confirm.locator("button[data-confirm=yes]").click()
+
+
+def end_battle(page: Page) -> None:
+    """The GM ends the battle from its header, and confirms."""
+    page.locator(".battle-head").get_by_role("button", name="End battle").click()
+    page.locator("#confirm button[data-confirm=yes]").click()
 
 
 def combatant_ids(page: Page) -> dict[str, str]:

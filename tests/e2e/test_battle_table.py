@@ -31,7 +31,9 @@ from tests.e2e.seats import (
     combatant_ids,
     do,
     do_on_token,
-    gm_form,
+    end_battle,
+    gm_move,
+    gm_set_hp,
     make_table,
     now_acting,
     open_seats,
@@ -122,11 +124,13 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
         expect(gm.locator("#board .token")).to_have_count(n)
     ids = combatant_ids(gm)
     alia, boro, grik = ids["Alia"], ids["Boro"], ids["Grik"]
+    ax = ay = 0
     if grid:
-        # Grik stands next to Alia (placed at 1,0): tap "Move", then the square.
-        gm.locator(f'#gm-panel [data-place="{grik}"]').click()
-        tap_square(gm, 2, 0)
-        expect(gm.locator(f'#board .token[data-cid="{grik}"]')).to_have_attribute("data-x", "2")
+        # Grik stands next to Alia: its menu's "Move…", then the square on her right.
+        at = gm.locator(f'#board .token[data-cid="{alia}"]')
+        ax, ay = int(at.get_attribute("data-x") or 0), int(at.get_attribute("data-y") or 0)
+        gm_move(gm, grik, ax + 1, ay)
+        expect(gm.locator(f'#board .token[data-cid="{grik}"]')).to_have_attribute("data-x", str(ax + 1))
     for page in (alice, bob):
         page.goto(battle_url)
         wait_live(page)
@@ -211,7 +215,7 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
             expect(gm.locator("#actions h2")).to_contain_text("Grik")
             if recipe["reaction"] == "rampart":
                 action_button(gm, "Move").click()
-                tap_square(gm, 3, 0)
+                tap_square(gm, ax + 2, ay)
                 # The board shows the path the move takes, read back from the option's squares.
                 expect(gm.locator("#confirm-text")).to_contain_text("squares)")
                 steps = re.search(r"\((\d+) squares\)", gm.locator("#confirm-text").inner_text())
@@ -233,14 +237,11 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
 
     # --- the GM overrides Alice's HP, everyone sees it; then undoes it
     hp_before = alice.locator("#sheet .vitals strong").first.inner_text()
-    form = gm_form(gm, "Set HP")
-    form.locator("select[name=combatant]").select_option(alia)
-    form.locator("input[name=hp]").fill("7")
     at = seq(gm)
-    form.get_by_role("button", name="Set HP").click()
+    gm_set_hp(gm, alia, 7)
     wait_seq(seats, at + 1)
     expect(alice.locator("#sheet .vitals strong").first).to_have_text("7")
-    expect(gm.locator(".gm-table")).to_contain_text("7/")
+    expect(gm.locator(f"#tm-{alia} .tm-hp")).to_contain_text("HP 7/")
     _shoot(shot, seats, ruleset, "6-override")
     gm.get_by_role("button", name="Undo last action").click()
     for page in (gm, alice, bob):
@@ -256,9 +257,7 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
         assert not re.search(rf"(?<!\d){MONSTER_HP}(?!\d)", page.content())
 
     # --- the GM ends the battle
-    form = gm_form(gm, "End the battle")
-    form.locator("input[name=reason]").fill("The bridge is held.")
-    form.get_by_role("button", name="End the battle").click()
+    end_battle(gm)
     for seat in seats.values():
         expect(seat.page.locator("#tracker h2")).to_have_text("Battle over")
         expect(seat.page.locator("#actions h2")).to_contain_text("The battle is over.")

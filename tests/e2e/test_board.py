@@ -26,10 +26,11 @@ from tests.e2e.seats import (
     ROWS,
     WAIT,
     battle_on_a_map,
+    combatant_ids,
+    gm_move,
     login,
     make_table,
     open_seats,
-    tap_square,
     wait_live,
 )
 from vtt.models import Invite
@@ -85,6 +86,8 @@ def test_a_gm_uploads_a_map_and_a_portrait_and_a_players_phone_sees_both(asgi_se
     gm.get_by_label("Columns").fill(str(COLS))
     gm.get_by_label("Rows").fill(str(ROWS))
     gm.get_by_label("Add the party").uncheck()  # added one by one below
+    for count in gm.locator("input.count").all():  # the first battle's ready monster too
+        count.fill("0")
     gm.get_by_role("button", name="Create the battle").click()
     gm.wait_for_url(re.compile(r".*/battles/\d+/$"))
     battle_url = gm.url
@@ -103,9 +106,8 @@ def test_a_gm_uploads_a_map_and_a_portrait_and_a_players_phone_sees_both(asgi_se
         gm.locator("#add-character").select_option(str(t["chars"][key].pk))
         gm.locator("#gm-add").get_by_role("button", name="Add").click()
         expect(gm.locator("#board .token")).to_have_count(n)
-    # The GM places the goblin on the map: "Move", then a square.
-    gm.get_by_role("button", name="Move Grik").first.click()
-    tap_square(gm, 9, 6)
+    # The GM places the goblin on the map: its menu's "Move…", then a square.
+    gm_move(gm, combatant_ids(gm)["Grik"], 9, 6)
     grik = gm.locator('#board .token[data-x="9"][data-y="6"]')
     expect(grik).to_have_attribute("title", "Grik")
     expect(grik).to_have_attribute("aria-label", re.compile(r"^Grik, enemy, .*at J7"))

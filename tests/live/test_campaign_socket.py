@@ -41,10 +41,17 @@ async def test_point_5_a_players_campaign_page_hears_that_a_battle_started():
         got = "".join(await frames(comm, timeout=2.0, until="has started"))
         assert f"{battle.name}</strong> has started" in got and reverse("battle", args=[battle.pk]) in got
         assert 'id="battle-list"' in got and "In progress" in got
-        # A battle created later shows up in the list too.
-        assert await database_sync_to_async(_new_battle_as_gm)(users["gm"], campaign.pk) == 302
-        got = "".join(await frames(comm, timeout=2.0, until="Second"))
-        assert "Second" in got and "Setting up" in got
+        # A battle created later shows up in the GM's list; the players' shows only what has happened.
+        gm_comm = campaign_socket(campaign.pk, await database_sync_to_async(session_cookie)(users["gm"]))
+        assert (await gm_comm.connect())[0]
+        try:
+            assert await database_sync_to_async(_new_battle_as_gm)(users["gm"], campaign.pk) == 302
+            got = "".join(await frames(gm_comm, timeout=2.0, until="Second"))
+            assert "Second" in got and "Setting up" in got
+            got = "".join(await frames(comm, timeout=2.0, until="battle-list"))
+            assert 'id="battle-list"' in got and "Second" not in got and "Setting up" not in got
+        finally:
+            await gm_comm.disconnect()
     finally:
         await comm.disconnect()
 

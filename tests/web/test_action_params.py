@@ -11,7 +11,7 @@ from django.http import QueryDict
 from combat.engine.actions import param_problems
 from combat.engine.rulesets import get_ruleset
 from combat.forms import BadInput, action_from_post
-from combat.presenters.gm import GM_FORMS, GM_QUICK
+from combat.presenters.gm import GM_QUICK
 
 FIELDS = {
     "combatant": "c2",
@@ -23,7 +23,18 @@ FIELDS = {
     "duration": "1",
     "square": "3,4",
     "reason": "They fled.",
+    "hidden": "1",
 }
+# What the token menu and the battle's header post (combat/token_menu.html, combat/battle.html).
+MENU_KINDS = [
+    "gm.set_hp",
+    "gm.add_status",
+    "gm.remove_status",
+    "gm.move",
+    "gm.remove_combatant",
+    "gm.hide",
+    "gm.end_battle",
+]
 
 
 def _post(**fields) -> QueryDict:
@@ -34,11 +45,26 @@ def _post(**fields) -> QueryDict:
     return post
 
 
-@pytest.mark.parametrize("kind", [kind for kind, _, _ in GM_FORMS] + [kind for kind, _ in GM_QUICK])
+@pytest.mark.parametrize("kind", MENU_KINDS + [kind for kind, _ in GM_QUICK])
 def test_every_gm_form_posts_the_reference_names(kind):
     payload = action_from_post(_post(kind=kind, **FIELDS)).payload
     assert payload["kind"] == kind
     assert param_problems(kind, payload["params"]) == [], payload
+
+
+@pytest.mark.parametrize(("sign", "delta"), [("-1", -5), ("1", 5)])
+def test_the_token_menu_posts_hp_down_or_up_by_an_amount(sign, delta):
+    payload = action_from_post(_post(kind="gm.set_hp", combatant="c2", amount="5", sign=sign)).payload
+    assert payload["params"] == {"combatant": "c2", "delta": delta}
+    assert param_problems("gm.set_hp", payload["params"]) == []
+
+
+@pytest.mark.parametrize("amount", ["0", "-3", "10000", "x"])
+def test_an_hp_amount_out_of_bounds_is_refused_with_a_reason(amount):
+    from combat.forms import BadInput  # noqa: PLC0415
+
+    with pytest.raises(BadInput):
+        action_from_post(_post(kind="gm.set_hp", combatant="c2", amount=amount, sign="-1"))
 
 
 def test_a_token_moved_by_the_gm_goes_to_the_square_and_one_placed_in_setup_stands_there():

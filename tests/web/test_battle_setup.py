@@ -97,10 +97,12 @@ def test_a_full_setup_adds_copies_places_a_token_and_starts_with_initiative_in_t
     state = services.load_state(battle)
     names = sorted(c.name for c in state.combatants.values())
     assert names == ["Ayla", "Bram", "Goblin 1", "Goblin 2", "Goblin 3"]
-    # Everyone got a free square a phone shows: the party on the left, enemies a few squares to their right.
+    # Everyone got a free square beside their side's line: the party facing the enemies one move away.
     squares = {c.name: c.pos for c in state.combatants.values()}
-    assert squares["Ayla"] == [1, 0] and squares["Bram"] == [1, 1] and squares["Goblin 1"] == [5, 0]
-    assert all(x <= 6 and y <= 6 for x, y in squares.values())
+    party, enemy = [squares["Ayla"], squares["Bram"]], [squares[f"Goblin {n}"] for n in (1, 2, 3)]
+    assert max(x for x, _ in party) < min(x for x, _ in enemy)
+    assert squares["Bram"] == [squares["Ayla"][0], squares["Ayla"][1] + 1]
+    assert 1 < squares["Goblin 1"][0] - squares["Ayla"][0] <= 6
     assert len({tuple(p) for p in squares.values()}) == 5
     # Tap a square to place Ayla elsewhere; an occupied square is refused with the reason.
     ayla = next(c.id for c in state.combatants.values() if c.name == "Ayla")
@@ -113,7 +115,12 @@ def test_a_full_setup_adds_copies_places_a_token_and_starts_with_initiative_in_t
     battle.refresh_from_db()
     response = client.post(
         f"{url}/act",
-        {"kind": "setup.place", "combatant": ayla, "square": "5,0", "expected_seq": str(battle.seq)},
+        {
+            "kind": "setup.place",
+            "combatant": ayla,
+            "square": ",".join(map(str, squares["Goblin 1"])),
+            "expected_seq": str(battle.seq),
+        },
         **HX,
     )
     assert response.status_code == 422 and "already stands there" in response.content.decode()
@@ -136,4 +143,14 @@ def test_the_campaign_page_lists_battles_and_offers_a_new_one_to_the_gm_only(cli
     assert f'href="/battles/{battle.pk}/"' in page and f"/campaigns/{campaign.pk}/battles/new/" in page
     client.force_login(users["player"])
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
-    assert f'href="/battles/{battle.pk}/"' in page and "battles/new/" not in page
+    # A battle still being set up has not happened yet: the players' list does not show it.
+    assert f'href="/battles/{battle.pk}/"' not in page and "battles/new/" not in page
+    assert services.add_combatant(
+        battle.pk, users["gm"], None, params={"name": "Wolf", "side": "enemy"}, pos=[5, 5]
+    ).ok
+    assert services.add_combatant(
+        battle.pk, users["gm"], None, params={"name": "Hero", "side": "party"}, pos=[1, 1]
+    ).ok
+    assert services.start_battle(battle.pk, users["gm"]).ok
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert f'href="/battles/{battle.pk}/"' in page

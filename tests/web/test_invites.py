@@ -184,4 +184,5 @@ def test_signup_refuses_an_offsite_next(client, db):
             "next": "https://evil.example/",
         },
     )
-    assert response.status_code == 302 and response["Location"] == reverse("campaigns")
+    # Not the offsite page: a new account's own first step, making a campaign.
+    assert response.status_code == 302 and response["Location"] == reverse("campaign_create")

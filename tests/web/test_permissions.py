@@ -52,11 +52,12 @@ MATRIX = [
     ("invite_revoke", "post", {}, (LOGIN, 404, 403, 403, 403, 302)),
     ("character_create", "get", None, (LOGIN, 404, 403, 200, 200, 200)),
     ("character:pc", "get", None, (LOGIN, 404, 200, 200, 200, 200)),
-    ("character:monster", "get", None, (LOGIN, 404, 200, 200, 200, 200)),
+    # A monster no battle has revealed yet does not exist for the players (no spoilers).
+    ("character:monster", "get", None, (LOGIN, 404, 404, 404, 404, 200)),
     ("character_edit:pc", "get", None, (LOGIN, 404, 403, 200, 403, 200)),
-    ("character_edit:monster", "get", None, (LOGIN, 404, 403, 403, 403, 200)),
+    ("character_edit:monster", "get", None, (LOGIN, 404, 404, 404, 404, 200)),
     ("character_delete:pc", "post", {}, (LOGIN, 404, 403, 302, 403, 302)),
-    ("character_delete:monster", "post", {}, (LOGIN, 404, 403, 403, 403, 302)),
+    ("character_delete:monster", "post", {}, (LOGIN, 404, 404, 404, 404, 302)),
     ("character_delete:pc", "get", None, (LOGIN, 405, 405, 405, 405, 405)),
 ]
 
@@ -128,8 +129,15 @@ def test_account_pages(request, as_user, campaign, role):
         assert campaign.name not in listing.content.decode()
 
 
-def test_monster_sheet_is_hidden_from_players_but_not_from_the_gm(as_user, gm, player, observer, monster):
+def test_monster_sheet_is_hidden_from_players_but_not_from_the_gm(as_user, gm, player, observer, pc, monster):
     url = reverse("character", args=[monster.campaign_id, monster.pk])
+    for user in (player, observer):
+        assert as_user(user).get(url).status_code == 404  # not met yet
+    from combat import services, setup  # noqa: PLC0415
+
+    made = setup.setup_battle(monster.campaign, gm, "Met", 8, 6, [setup.Recruit(pc), setup.Recruit(monster)])
+    assert made.ok, made.reason
+    assert services.start_battle(made.battle_id, gm).ok
     for user in (player, observer):
         page = as_user(user).get(url).content.decode()
         assert "Only the game master sees this sheet." in page

@@ -60,8 +60,8 @@ def test_point_8_new_battle_with_party_and_two_monsters_in_one_submit(as_user, g
             # Point 6: each combatant starts in its sheet's starting row.
             assert c.row == ruleset.starting_row(c.sheet)
         else:
-            # Point 3: inside what a phone shows, party left of the enemies, a few squares apart.
-            assert c.pos is not None and c.pos[0] <= 6 and c.pos[1] <= 6
+            # Point 3: on the board, the party facing the enemies one move apart (below).
+            assert c.pos is not None and 0 < c.pos[0] < state.width - 1 and 0 <= c.pos[1] < state.height
     if ruleset.board != "rows":
         party_x = max(c.pos[0] for c in state.combatants.values() if c.side == "party")
         enemy_x = min(c.pos[0] for c in state.combatants.values() if c.side == "enemy")
@@ -360,3 +360,69 @@ def test_point_8_outcome_lines_carry_the_change_they_tell_of(client, db):
     assert response.status_code == 200
     assert f'data-seq="{battle.seq}"' in response.content.decode()
     assert state.current().name in response.content.decode()  # "The GM skips Ayla's turn."
+
+
+@pytest.mark.django_db
+def test_fewer_clicks_a_new_account_lands_on_the_new_campaign_form(client):
+    response = client.post(
+        reverse("signup"),
+        {"username": "newgm", "password1": "a-long-pass-phrase-7", "password2": "a-long-pass-phrase-7"},
+    )
+    assert response.status_code == 302 and response["Location"] == reverse("campaign_create")
+
+
+def test_fewer_clicks_a_new_campaign_comes_with_its_invite_link_ready_to_copy(as_user, gm):
+    client = as_user(gm)
+    from tests.web.conftest import options_post  # noqa: PLC0415
+    from vtt.models import Campaign, Invite  # noqa: PLC0415
+
+    data = {"name": "Keep", "ruleset": "luck", "options_for": "luck", **options_post("luck")}
+    response = client.post(reverse("campaign_create"), data)
+    assert response.status_code == 302
+
+    campaign = Campaign.objects.get(name="Keep")
+    invite = Invite.objects.get(campaign=campaign)
+    assert (invite.role, invite.max_uses) == ("player", 6)
+    page = client.get(response["Location"]).content.decode()
+    assert "Invite your players" in page and reverse("join", args=[invite.token]) in page
+    assert 'data-copy="first-invite"' in page
+
+
+def test_fewer_clicks_a_first_battle_is_ready_with_the_party_and_one_monster(as_user, gm, player):
+    campaign = _campaign_with_party(gm, player, "luck")
+    client = as_user(gm)
+    page = client.get(reverse("battle_new", args=[campaign.pk])).content.decode()
+    counts = re.findall(r'<input type="number" name="(tpl_[a-z0-9-]+)" value="(\d+)"', page)
+    assert counts and counts[0][1] == "1" and all(v == "0" for _, v in counts[1:])
+    assert re.search(r'name="party"[^>]*checked', page)
+
+
+@pytest.mark.parametrize("key", ["luck", "mist", "paradigm"])
+def test_point_7_three_house_rules_in_sight_and_the_rest_under_more(as_user, gm, key):
+    page = as_user(gm).get(reverse("campaign_create") + f"?ruleset={key}").content.decode()
+    shown, _, more = page.partition('<details class="more-rules"')
+    fields = get_ruleset(key).option_schema()
+    assert shown.count('name="opt_') == min(3, len(list(fields)))
+    if len(list(fields)) > 3:
+        assert "More house rules" in more and "each at the ruleset's default" in more
+        assert more.count('name="opt_') == len(list(fields)) - 3
+
+
+def test_point_7_the_campaign_pages_house_rules_card_says_it_opens(as_user, gm):
+    campaign = make_campaign(gm, ruleset="luck")
+    page = as_user(gm).get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert re.search(
+        r"<summary><strong>House rules</strong> <span[^>]*>\d+ rules of D20 Luck · show them</span>", page
+    )
+
+
+def test_point_6_the_battle_page_has_a_fold_for_the_phones_action_sheet(as_user, gm, player):
+    campaign = _campaign_with_party(gm, player, "luck")
+    client = as_user(gm)
+    client.post(
+        reverse("battle_new", args=[campaign.pk]), {"name": "B", "width": "12", "height": "10", "party": "on"}
+    )
+    battle = Battle.objects.get()
+    page = client.get(reverse("battle", args=[battle.pk])).content.decode()
+    assert 'data-dock-fold aria-controls="actions" aria-expanded="true">Hide actions</button>' in page
+    assert "the bar below the board" not in page and "press “Start the battle”" in page

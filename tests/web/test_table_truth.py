@@ -114,7 +114,7 @@ def _hit(as_user, gm, player, battle: Battle, mira: str, grul: str) -> tuple[int
 
 
 def _entry(html: str, seq: int) -> str:
-    match = re.search(rf'<li class="entry[^"]*" data-seq="{seq}">(.*?)</li>', html, re.S)
+    match = re.search(rf'<li class="entry[^"]*" data-seq="{seq}"[^>]*>(.*?)</li>', html, re.S)
     assert match, f"no log entry {seq}"
     return match.group(1)
 

@@ -318,6 +318,13 @@ class Ruleset:
 
     # --- shared readings ------------------------------------------------------------
     @classmethod
+    def move_squares(cls, sheet: dict[str, Any]) -> int:
+        """Squares one move covers at the start of a turn, before statuses (the sheet's ``movement``,
+        else the schema's default; at least 1): set-up places the two sides that far apart."""
+        value = sheet.get("movement", cls.sheet_schema.defaults().get("movement", 1))
+        return max(1, value) if type(value) is int else 1
+
+    @classmethod
     def metric(cls, state: BattleState) -> str:
         """How squares are counted in this battle: the ``grid_metric`` house rule, else the ruleset's."""
         return str(state.options.get("grid_metric", cls.grid_metric))

@@ -1,0 +1,161 @@
+"""The GM's token menu in a real Chromium: opened by a mouse click, a long press on a touch screen, or
+Enter on the focused token; each entry one tap away; Escape closes it and the focus goes back."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import LAPTOP, PHONE
+from tests.e2e.seats import WAIT, combatant_ids, login, wait_live
+
+
+def _active_table(tag: str, ruleset: str = "luck"):
+    """A started battle: the player's template hero against two template monsters (through the services)."""
+    from combat import services, setup
+    from tests.table import make_user
+    from vtt.content import character_templates
+    from vtt.models import Campaign, Character, CharacterKind, Membership
+
+    gm, player = make_user(f"gm-menu-{tag}"), make_user(f"pl-menu-{tag}")
+    from combat.engine.rulesets import get_ruleset
+
+    campaign = Campaign.objects.create(
+        name="Menus", ruleset=ruleset, owner=gm, options=get_ruleset(ruleset).default_options()
+    )
+    Membership.objects.create(user=gm, campaign=campaign, role="gm")
+    Membership.objects.create(user=player, campaign=campaign, role="player")
+    hero_name, hero = next(iter(character_templates(campaign, "pc").items()))
+    foe_name, foe = next(iter(character_templates(campaign, "monster").items()))
+    pc = Character.objects.create(campaign=campaign, name=hero_name, owner=player, sheet=hero)
+    monster = Character.objects.create(
+        campaign=campaign, name=foe_name, kind=CharacterKind.MONSTER, sheet=foe
+    )
+    made = setup.setup_battle(campaign, gm, "Menus", 12, 10, [setup.Recruit(pc), setup.Recruit(monster, 2)])
+    assert made.ok, made.reason
+    started = services.start_battle(made.battle_id, gm, None, None)
+    assert started.ok, started.reason
+    return gm, player, made.battle_id
+
+
+def _seat(browser, base, user, viewport):
+    phone = viewport is PHONE
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    context.set_default_timeout(WAIT)
+    page = context.new_page()
+    login(page, base, user.username)
+    return context, page
+
+
+def _foe(page) -> tuple[str, str]:
+    name, cid = next((n, c) for n, c in combatant_ids(page).items() if n.endswith(" 1"))
+    return name, cid
+
+
+def test_the_gm_clicks_a_token_and_uses_its_menu(asgi_server, browser, shot):
+    gm_user, player_user, battle_id = _active_table("mouse")
+    context, gm = _seat(browser, asgi_server, gm_user, LAPTOP)
+    pl_context, pl = _seat(browser, asgi_server, player_user, PHONE)
+    for page in (gm, pl):
+        page.goto(f"{asgi_server}/battles/{battle_id}/")
+        wait_live(page)
+    # The old stack of override forms is gone; "End battle" sits in the battle's header.
+    expect(gm.locator("details.gm-override")).to_have_count(0)
+    expect(gm.locator(".battle-head").get_by_role("button", name="End battle")).to_be_visible()
+    name, cid = _foe(gm)
+    token = gm.locator(f'#board .token[data-cid="{cid}"]')
+    token.click()
+    menu = gm.get_by_role("dialog", name=name)
+    expect(menu).to_be_visible()
+    expect(token).to_have_attribute("aria-expanded", "true")
+    expect(menu.get_by_role("menu")).to_be_visible()
+    shot(gm, "token-menu-1280")
+    hp = int(re.search(r"HP (\d+)/", menu.locator(".tm-hp").inner_text()).group(1))
+    # HP down by 2: one field, one tap.
+    menu.get_by_label("HP by").fill("2")
+    menu.get_by_role("button", name="HP down by the amount").click()
+    expect(token).to_have_attribute("aria-label", re.compile(rf"HP {hp - 2} of"))
+    expect(menu).to_be_visible()  # the menu stays open through the push for the next entry
+    # A status, added and removed.
+    menu.get_by_role("button", name="Add", exact=True).click()
+    status = menu.get_by_role("menuitem", name=re.compile(r"^Remove (?!from)"))
+    expect(status).to_have_count(1)
+    status.click()
+    expect(menu.get_by_role("menuitem", name=re.compile(r"^Remove (?!from)"))).to_have_count(0)
+    # Hidden: the player's board loses the token; revealed: it comes back.
+    menu.get_by_role("menuitem", name="Hide from players").click()
+    expect(pl.locator(f'#board .token[data-cid="{cid}"]')).to_have_count(0)
+    expect(token).to_have_class(re.compile("veiled"))
+    menu.get_by_role("menuitem", name="Reveal to players").click()
+    expect(pl.locator(f'#board .token[data-cid="{cid}"]')).to_have_count(1)
+    # Remove asks first.
+    menu.get_by_role("menuitem", name="Remove from the battle").click()
+    expect(gm.locator("#confirm")).to_contain_text(f"Remove {name} from the battle?")
+    gm.locator("#confirm button[data-confirm=yes]").click()
+    expect(token).to_have_count(0)
+    expect(pl.locator(f'#board .token[data-cid="{cid}"]')).to_have_count(0)
+    # End battle: from the header, with a confirm.
+    gm.locator(".battle-head").get_by_role("button", name="End battle").click()
+    expect(gm.locator("#confirm")).to_contain_text("End the battle now?")
+    gm.locator("#confirm button[data-confirm=yes]").click()
+    expect(gm.locator("#tracker-title")).to_have_text("Battle over")
+    context.close()
+    pl_context.close()
+
+
+def test_the_gm_long_presses_a_token_on_a_phone(asgi_server, browser, shot):
+    gm_user, _, battle_id = _active_table("touch")
+    context, gm = _seat(browser, asgi_server, gm_user, PHONE)
+    gm.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(gm)
+    name, cid = _foe(gm)
+    token = gm.locator(f'#board .token[data-cid="{cid}"]')
+    token.scroll_into_view_if_needed()
+    box = token.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = context.new_cdp_session(gm)
+    point = [{"x": x, "y": y}]
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point})
+    menu = gm.get_by_role("dialog", name=name)
+    expect(menu).to_be_visible()  # opened while the finger is still down: a long press
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expect(menu).to_be_visible()  # lifting the finger does not close it
+    expect(menu).to_have_class(re.compile("sheet"))
+    shot(gm, "token-menu-390")
+    menu.get_by_role("button", name="HP up by the amount").tap()
+    expect(gm.locator("#battle-messages")).to_contain_text(re.compile(r"HP|Done|hp", re.I))
+    menu.get_by_role("button", name=f"Close the menu of {name}").tap()
+    expect(menu).to_be_hidden()
+    # A plain tap opens it too.
+    token.tap()
+    expect(menu).to_be_visible()
+    context.close()
+
+
+def test_the_gm_opens_a_token_menu_from_the_keyboard(asgi_server, browser):
+    gm_user, _, battle_id = _active_table("keys")
+    context, gm = _seat(browser, asgi_server, gm_user, LAPTOP)
+    gm.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(gm)
+    name, cid = _foe(gm)
+    token = gm.locator(f'#board .token[data-cid="{cid}"]')
+    token.focus()
+    gm.keyboard.press("Enter")
+    menu = gm.get_by_role("dialog", name=name)
+    expect(menu).to_be_visible()
+    items = menu.get_by_role("menuitem")
+    expect(items.first).to_be_focused()
+    gm.keyboard.press("ArrowDown")
+    expect(items.nth(1)).to_be_focused()
+    gm.keyboard.press("ArrowUp")
+    expect(items.first).to_be_focused()
+    gm.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    expect(token).to_be_focused()
+    # Move from the keyboard: the entry, then a square picked with the arrows and Enter.
+    gm.keyboard.press("Enter")
+    menu.get_by_role("menuitem", name="Move…").press("Enter")
+    expect(menu).to_be_hidden()
+    expect(gm.locator("#board-hint")).to_contain_text(f"Tap a square for {name}")
+    context.close()

@@ -1,0 +1,56 @@
+"""What the GM's token menu asks of the engine: HP by an amount, hiding a combatant from the players."""
+
+from __future__ import annotations
+
+from combat.engine.actions import Refusal
+from combat.engine.core import view_for
+from combat.engine.log import describe
+from combat.engine.testing import Battle
+from combat.engine.view import Viewer, event_for, unseen_ids
+
+
+def _duel():
+    b = Battle("luck")
+    a = b.add("Ash", "party", (0, 0), controller="7", hp=12, initiative=3)
+    o = b.add("Orc", "enemy", (3, 0), hp=10, initiative=1)
+    b.act("setup.start", dice=[10, 10])
+    return b, a, o
+
+
+def test_hp_goes_down_or_up_by_an_amount_and_stays_within_zero_and_the_maximum():
+    # RULE: ENG-7
+    b, a, o = _duel()
+    b.act("gm.set_hp", combatant=o, delta=-3)
+    assert b.c(o).hp == 7
+    b.act("gm.set_hp", combatant=o, delta=50)
+    assert b.c(o).hp == 10
+    ev = b.act("gm.set_hp", combatant=o, delta=-99)
+    assert (ev[0].type, ev[0].data["hp"], ev[0].data["by"]) == ("hp.set", 0, "gm")
+    assert isinstance(b.try_act("gm.set_hp", combatant=a, delta="5"), Refusal)
+
+
+def test_a_hidden_combatant_is_unknown_to_players_until_the_gm_reveals_it():
+    # RULE: ENG-7
+    b, a, o = _duel()
+    player = Viewer(role="player", user_id="7")
+    ev = b.act("gm.hide", combatant=o, hidden=True)
+    assert ev[0].type == "combatant.hidden"
+    assert unseen_ids(b.state, player) == frozenset({o})
+    assert o not in view_for(b.state, player)["combatants"]
+    assert o in view_for(b.state, Viewer(role="gm"))["combatants"]
+    assert event_for(ev[0], b.state, player) is None  # the hiding itself names it: not shown
+    assert b.try_act("gm.hide", combatant=o, hidden=True) == Refusal("Orc is already hidden.")
+    shown = b.act("gm.hide", combatant=o, hidden=False)
+    assert unseen_ids(b.state, player) == frozenset()
+    assert event_for(shown[0], b.state, player) is not None
+    assert describe(0, shown[0].type, shown[0].data, {o: "Orc"}, set())["text"] == "The GM reveals Orc."
+    assert b.rebuilt().to_dict() == b.state.to_dict()
+
+
+def test_hiding_needs_a_yes_or_no_and_a_combatant():
+    # RULE: ENG-4
+    b, a, o = _duel()
+    before = b.state.to_dict()
+    assert isinstance(b.try_act("gm.hide", combatant=o, hidden="yes"), Refusal)
+    assert isinstance(b.try_act("gm.hide", combatant="c99", hidden=True), Refusal)
+    assert b.state.to_dict() == before
