@@ -75,6 +75,8 @@ async def test_every_socket_gets_every_push_in_order(live_table):
     try:
         await presence_lines(gm, 0.2)
         await presence_lines(player, 0.2)
+        for seat in (gm, player):  # pages that show the battle as it is: each change comes as elements
+            await at_page(seat, battle.pk)
         seqs = []
         for _ in range(4):
             seqs.append(await database_sync_to_async(gm_skips)(battle, users["gm"]))
