@@ -113,6 +113,8 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
         gm.get_by_label("Columns").fill("8")
         gm.get_by_label("Rows").fill("6")
     gm.get_by_label("Add the party").uncheck()  # this table adds everyone one by one below
+    for count in gm.locator("input.count").all():  # the first battle's ready monster too
+        count.fill("0")
     gm.get_by_role("button", name="Create the battle").click()
     gm.wait_for_url(re.compile(r".*/battles/\d+/$"))
     battle_url = gm.url
