@@ -115,7 +115,12 @@ def _play_monster_turn(gm, g: Counter, hero: str) -> None:
     form = _attack_on(gm, hero)
     if form is None:  # one move from contact: step next to the hero first
         move = gm.locator("#actions form.act-form:has(input[name=kind][value=move])")
-        squares = json.loads(move.get_attribute("data-option") or "{}").get("squares", [])
+        option = json.loads(move.get_attribute("data-option") or "{}")
+        squares = option.get("squares") or [  # a move's squares may come as a letter per square
+            [i % option["w"], i // option["w"]]
+            for i, ch in enumerate(option.get("steps", ""))
+            if ch.islower()
+        ]
         at = gm.locator(f'#board .token[data-cid="{hero}"]')
         hx, hy = int(at.get_attribute("data-x") or 0), int(at.get_attribute("data-y") or 0)
         near = [sq for sq in squares if abs(sq[0] - hx) + abs(sq[1] - hy) == 1]
