@@ -85,6 +85,7 @@ def test_the_gm_checks_the_odds_then_lets_the_tactics_play_the_monster(browser, 
     button = gm.get_by_role("button", name="Let the tactics act for Grik")
     expect(button).to_be_visible()
     button.click()
+    expect(button).to_have_count(0, timeout=WAIT)  # the turn was played: the next one has begun
     reason = off_loop(
         lambda: BattleEvent.objects.filter(battle_id=battle_id, type="tactics.chose").order_by("seq").first()
     )
