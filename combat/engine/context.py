@@ -103,13 +103,15 @@ class Ctx:
         resume: dict[str, Any] | None = None,
         gm_only: bool = False,
         about: str = "",
+        usual: str = "",
     ) -> None:
         """Pause for a reaction window (ENG-6); GM-run NPCs answer at once with ``default`` when auto.
 
         ``prompt`` is put to the one who answers, in words about the choice ("Switch job before your
         turn?"); ``about`` tells everyone else what is being decided ("whether to switch job": the log
         says "Mira decides whether to switch job."). ``gm_only``: a prompt about ``combatant`` that only
-        the GM answers (never automatic).
+        the GM answers (never automatic). ``usual``: why ``default`` is the usual answer, in a player's
+        words ("it softens the blow"); the log gives it when an NPC answers at once.
         """
         c = self.state.combatants[combatant]
         controller = None if gm_only else c.controller
@@ -132,10 +134,13 @@ class Ctx:
             and c.kind != "pc"
             and self.state.options.get("npc_reactions", "auto") == "auto"
         ):
-            self.answer(decision.id, default, by="policy")
+            self.answer(decision.id, default, by="policy", reason=usual or "its usual answer")
 
-    def answer(self, decision_id: str, choice: str, by: str, guarded: bool = False) -> Refusal | None:
-        """Close the pending decision with ``choice`` and let the rules go on from it.
+    def answer(
+        self, decision_id: str, choice: str, by: str, guarded: bool = False, reason: str = ""
+    ) -> Refusal | None:
+        """Close the pending decision with ``choice`` and let the rules go on from it; ``reason``: why, in
+        a player's words, for the log (an NPC's usual answer).
 
         ``guarded`` (an answer sent as an action of its own): dice of what follows that cannot be rolled
         spoil only what follows (``attempt``): the question is answered and the turn goes on. Answered
@@ -151,6 +156,7 @@ class Ctx:
             choice=choice,
             by=by,
             **({"label": label} if label else {}),
+            **({"reason": reason} if reason else {}),
         )
         self._depth += 1
         if self._depth > 50:
@@ -228,7 +234,8 @@ def _round_start(ctx: Ctx, number: int) -> None:
     start_next_turn(ctx, 0)
 
 
-def end_turn(ctx: Ctx, skipped_by: str | None = None) -> None:
+def end_turn(ctx: Ctx, skipped_by: str | None = None, explained: bool = False) -> None:
+    """End the current turn (``explained``: the line before in the log already says why it ends)."""
     state = ctx.state
     c = state.current()
     if c is None:
@@ -238,11 +245,11 @@ def end_turn(ctx: Ctx, skipped_by: str | None = None) -> None:
     ctx.attempt("The end of the turn", ctx.rules.on_turn_end, ctx, c)
     if _paused(ctx, "turn_end", state.turn):
         return
-    _turn_ended(ctx, c.id)
+    _turn_ended(ctx, c.id, explained)
 
 
-def _turn_ended(ctx: Ctx, cid: str) -> None:
-    ctx.emit("turn.ended", combatant=cid)
+def _turn_ended(ctx: Ctx, cid: str, explained: bool = False) -> None:
+    ctx.emit("turn.ended", combatant=cid, **({"explained": True} if explained else {}))
     if check_victory(ctx):
         return
     start_next_turn(ctx, ctx.state.turn + 1)

@@ -262,6 +262,7 @@ class DecisionAnswered(Recorded, total=False):
     combatant: Required[str]
     decision: Required[str]
     label: str  # the chosen option in words
+    reason: str  # why, in a player's words (an NPC's usual answer given at once)
 
 
 class DecisionOpened(Recorded, total=False):
@@ -427,6 +428,7 @@ class TurnEnded(Recorded, total=False):
 
     combatant: Required[str]
     reason: str
+    explained: bool  # the line before (the tactics' reason) says why: no line of its own
 
 
 class TurnPrepared(Recorded, total=False):

@@ -40,6 +40,7 @@ from combat.engine.actions import Action, ActionOption, Refusal, chosen_params
 from combat.engine.board import METRICS
 from combat.engine.dice import Dice, DiceError
 from combat.engine.state import BattleState, Combatant, Decision
+from combat.engine.words import plain_label
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -252,7 +253,8 @@ class Tactics:
         keys = decision.choice_keys()
         if key not in keys:
             key = decision.default if decision.default in keys else keys[0]
-        label = next((o["label"] for o in decision.options if o["key"] == key), key)
+        # The label without its figures: the reason is read by every seat, a hidden monster's too.
+        label = plain_label(next((o["label"] for o in decision.options if o["key"] == key), key))
         actor = None if decision.gm_only or c is None else c.id
         who = c.name if c is not None and not decision.gm_only else "The GM"
         return Choice(
@@ -366,7 +368,7 @@ def _perform(ctx: Ctx, action: Action) -> Refusal | None:
             pending.id, action.params.get("choice", pending.default), by="tactics", guarded=True
         )
     if action.kind == "end_turn":
-        end_turn(ctx)
+        end_turn(ctx, explained=True)  # the tactics' line just before says why
         return None
     method = ctx.rules.actions.get(action.kind)
     actor = state.combatants.get(action.actor or "")

@@ -32,6 +32,7 @@ from combat.engine import fog
 from combat.engine.events import Event
 from combat.engine.rulesets import event_type
 from combat.engine.state import BattleState, Combatant, Decision
+from combat.engine.words import plain_label
 
 BUCKETS = ((1.0, "unhurt"), (0.5, "wounded"), (0.25, "bloodied"), (0.0, "critical"))
 # What a viewer may know of hidden HP: a coarse state and a bar of that state's fixed width.
@@ -242,6 +243,7 @@ SAFE_FIELDS = frozenset(
         "path",
         "at",
         "act",
+        "explained",
     }
 )
 # Numbers of an attack made against a hidden combatant that stay visible: the attacker's own dice.
@@ -301,6 +303,8 @@ def filter_event(
                 for r in value
                 if isinstance(r, dict) and (r.get("purpose") not in HIDDEN_ROLLS or roller_seen)
             ]
+        elif key == "label" and isinstance(value, str):  # a chosen option, without its figures
+            out[key] = plain_label(value)
         elif (key in ATTACK_NUMBERS and not changes) or (key in SAFE_FIELDS and not _number(value)):
             out[key] = value
     if changes and _number(data.get("amount")):

@@ -224,10 +224,27 @@ def decision_opened(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -
     return f"{who(names, dec.get('combatant'))} has a choice to make."
 
 
+def plain_label(label: str) -> str:
+    """An option's label without its figures: what a player may read of a hidden combatant's choice.
+
+    >>> plain_label("Dodge: Active Evasion 9 instead of Passive 7 (2 Speed, 0 Strength)")
+    'Dodge'
+    >>> plain_label("Parry (1d6+2)"), plain_label("Keep Knight")
+    ('Parry', 'Keep Knight')
+    """
+    return label.split(":", 1)[0].split(" (", 1)[0].strip()
+
+
 def decision_answered(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
-    by = {"gm": " (the GM answers)", "policy": ""}.get(str(d.get("by")), "")
+    by = str(d.get("by"))
+    if by == "tactics":
+        return ""  # the tactics' own line (``tactics.chose``) gave the answer and its reason
     label = d.get("label") if isinstance(d.get("label"), str) and d.get("label") else spoken(d.get("choice"))
-    return f"{who(names, d.get('combatant'))} chooses: {label or 'an answer'}{by}."
+    name = who(names, d.get("combatant"))
+    reason = d.get("reason")
+    if by == "policy" and isinstance(reason, str) and reason:
+        return f"{name} chooses {label or 'an answer'}: {reason}."
+    return f"{name} chooses: {label or 'an answer'}{' (the GM answers)' if by == 'gm' else ''}."
 
 
 def battle_ended(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
@@ -287,5 +304,7 @@ def tactics_chose(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> 
 
 
 def turn_ended(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
+    if d.get("explained") is True:
+        return ""  # the tactics' line before ("Grul ends the turn: nothing in reach.") said it
     reason = f" ({spoken(d['reason'])})." if isinstance(d.get("reason"), str) else "."
     return f"{who(names, d.get('combatant'))} ends the turn{reason}"

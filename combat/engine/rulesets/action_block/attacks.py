@@ -130,6 +130,9 @@ def run_targets(ctx: Ctx, job: dict[str, Any]) -> None:
                 trigger=f"{actor.name}'s {what}",
                 resume={**job, "step": "dodge"},
                 about=f"whether to dodge {actor.name}'s {what}",
+                usual="dodging makes it harder to hit"
+                if active > passive
+                else "dodging would not make it harder to hit",
             )
             return
         if roll_hit(ctx, job, dodged=False):
@@ -195,6 +198,7 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
             trigger=f"{actor.name}'s {w['name']}",
             resume={**job, "step": "block"},
             about=f"whether to block {actor.name}'s {w['name']}",
+            usual="it keeps its points for its own attacks",
         )
         return True
     return roll_damage(ctx, job)
@@ -442,6 +446,7 @@ def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
                 default="obstruct",
                 trigger=f"{mover.name}: movement",
                 resume={**job, "step": "obstruct", "by": o.id},
+                usual=f"it stands in {mover.name}'s way",
             )
             return
     _step_to(ctx, job, len(path) - 1)

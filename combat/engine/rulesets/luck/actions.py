@@ -224,6 +224,7 @@ def _resolve_target(ctx: Ctx, actor: Combatant, t: Combatant, a: dict[str, Any],
                 trigger=f"{actor.name}'s {a['name']}",
                 resume=resume,
                 about=f"whether to interrupt {actor.name}'s {a['name']}",
+                usual="it softens the blow",
             )
             return True
     _deal(ctx, actor, t, raw, kind, reduced=0, used=used_in(job))

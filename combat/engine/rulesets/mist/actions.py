@@ -185,6 +185,7 @@ def walk(ctx: Ctx, mover_id: str, path: list[list[int]], done: list[str], spend:
             trigger=f"{mover.name} leaves {holder.name}'s rampart",
             resume=resume,
             about=f"whether to attack {mover.name} leaving the rampart",
+            usual=f"{mover.name} walks out of its rampart",
         )
         return
     _step(ctx, mover, path, spend)

@@ -153,6 +153,7 @@ def advance(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> boo
             trigger="Effect Phase",
             resume={"phase": "advance", "side": side, "onto": onto, "agenda": rest},
             about=f"whether {names[side]} advance",
+            usual="the way to the foe's front row is open",
         )
         return True
     return False
@@ -197,6 +198,7 @@ def paradigm(ctx: Ctx, step: dict[str, Any], agenda: list[dict[str, Any]]) -> bo
             trigger="Paradigm Phase",
             resume={"phase": "job", "agenda": rest},
             about="whether to switch job",
+            usual="it keeps to the job it has",
         )
         return True
     return False
