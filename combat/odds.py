@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 
 FIGHTS = int(getattr(settings, "ODDS_FIGHTS", 500))
 STALE_SECONDS = float(getattr(settings, "ODDS_STALE_SECONDS", 20.0))
-VERSION = 1  # bump when the tactics or the simulator change: figures kept before are played again
+VERSION = 2  # bump when the tactics or the simulator change: figures kept before are played again
 PUSH_EVERY = 0.25  # seconds between two progress pushes
 CHANNEL = "odds"
 Status = OddsJob.Status
@@ -191,6 +191,15 @@ def cancel(battle_id: int, user: Any) -> tuple[OddsJob | None, str]:
 # --- the panel --------------------------------------------------------------------------------
 
 
+def _stock_words(stock: list[dict[str, Any]]) -> list[str]:
+    """Average stock in a player's words: ``"MP 6.5"``, ``"Healing Potion 0.4 of 2"``."""
+    out = []
+    for s in stock:
+        left = f"{s['left']:.1f}".removesuffix(".0")
+        out.append(f"{s['name']} {left}" + (f" of {s['full']}" if s.get("full") else ""))
+    return out
+
+
 def panel_context(job: OddsJob | None, battle_id: int, message: str = "") -> dict[str, Any]:
     result = job.result if job is not None and job.status == Status.DONE else None
     members = []
@@ -204,7 +213,7 @@ def panel_context(job: OddsJob | None, battle_id: int, message: str = "") -> dic
                     "hp": round(m["hp"]),
                     "max_hp": m.get("max_hp") or 0,
                     "hp_pct": round(100 * m["hp"] / max_hp),
-                    "resources": [(k, round(v, 1)) for k, v in m["resources"].items()],
+                    "stock": _stock_words(m.get("stock", [])),
                 }
             )
     return {
@@ -215,6 +224,8 @@ def panel_context(job: OddsJob | None, battle_id: int, message: str = "") -> dic
         "win": round(100 * result["win"]) if result else 0,
         "draws": round(100 * result.get("draws", 0)) if result else 0,
         "members": members,
+        "any_stock": any(m["stock"] for m in members),
+        "shared": _stock_words(result.get("shared", [])) if result else [],
         "percent": round(100 * job.done / job.total) if job is not None and job.total else 0,
         "fights": FIGHTS,
         "busy": job is not None and job.status in (Status.QUEUED, Status.RUNNING),

@@ -7,7 +7,8 @@ by the tactics (``"tactics"``; the party reads only what its players see, the
 GM's side everything) or by the random policy of ``autoplay`` (``"random"``).
 ``odds(outcomes)`` sums many fights up: the party's win chance, the median
 number of rounds, and per party member the chance to go down and the HP and
-resources left on average.
+stock left on average (what a fight spends and no turn gives back: MP, items...,
+``Ruleset.stock``; per-turn resources say nothing about a fight's end).
 
 >>> from combat.engine.testing import Battle
 >>> from combat.engine.rulesets.luck import HEROES, MONSTERS
@@ -31,6 +32,7 @@ from typing import Any
 
 from combat.engine.actions import Action, Refusal
 from combat.engine.autoplay import random_action
+from combat.engine.context import rules_for
 from combat.engine.core import resolve
 from combat.engine.dice import Dice
 from combat.engine.state import BattleState
@@ -50,7 +52,8 @@ class Outcome:
     rounds: int
     actions: int
     refused: int = 0  # actions a policy chose that the engine refused (a bug when above 0)
-    party: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> name, down, hp, resources
+    party: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> name, down, hp, max_hp, stock
+    shared: dict[str, list[int | None]] = field(default_factory=dict)  # the party's common stock
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +62,7 @@ class Outcome:
             "actions": self.actions,
             "refused": self.refused,
             "party": self.party,
+            "shared": self.shared,
         }
 
 
@@ -137,18 +141,20 @@ def play(
         if pending is None:
             steps += 1
     winner = state.result.get("winner") if state.phase == "ended" and state.result else None
+    rules = rules_for(state)
     party = {
         c.id: {
             "name": c.name,
             "down": not c.able,
             "hp": max(0, c.hp),
             "max_hp": c.max_hp,
-            "resources": dict(c.resources),
+            "stock": {k: list(v) for k, v in rules.stock(state, c).items()},
         }
         for c in state.combatants.values()
         if c.side == "party" and not c.extra.get("eidolon_of")
     }
-    return Outcome(winner, min(state.round, round_cap), actions, refused, party)
+    shared = {k: list(v) for k, v in rules.side_stock(state, "party").items()}
+    return Outcome(winner, min(state.round, round_cap), actions, refused, party, shared)
 
 
 @dataclass
@@ -159,7 +165,8 @@ class Odds:
     win: float  # share of fights the party won, 0 to 1
     draws: float
     median_rounds: float
-    members: list[dict[str, Any]]  # name, down (chance), hp (average left), max_hp, resources (averages)
+    members: list[dict[str, Any]]  # name, down (chance), hp (average left), max_hp, stock (averages)
+    shared: list[dict[str, Any]] = field(default_factory=list)  # the party's common stock (averages)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -168,7 +175,20 @@ class Odds:
             "draws": self.draws,
             "median_rounds": self.median_rounds,
             "members": self.members,
+            "shared": self.shared,
         }
+
+
+def _average_stock(rows: Sequence[dict[str, list[int | None]]]) -> list[dict[str, Any]]:
+    """Stock over many fights: ``[{"name", "left" (average), "full"}]`` in the order first met (a kind
+    missing from a fight counts 0 there)."""
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    out = []
+    for name in names:
+        full = next((r[name][1] for r in rows if name in r), None)
+        left = sum(float(r[name][0] or 0) for r in rows if name in r) / len(rows)
+        out.append({"name": name, "left": left, "full": full})
+    return out
 
 
 def odds(outcomes: Sequence[Outcome]) -> Odds:
@@ -179,7 +199,6 @@ def odds(outcomes: Sequence[Outcome]) -> Odds:
     members: list[dict[str, Any]] = []
     for cid, first in outcomes[0].party.items():
         rows = [o.party[cid] for o in outcomes if cid in o.party]
-        keys = sorted({k for r in rows for k in r["resources"]})
         members.append(
             {
                 "id": cid,
@@ -187,7 +206,7 @@ def odds(outcomes: Sequence[Outcome]) -> Odds:
                 "down": sum(r["down"] for r in rows) / len(rows),
                 "hp": sum(r["hp"] for r in rows) / len(rows),
                 "max_hp": first["max_hp"],
-                "resources": {k: sum(r["resources"].get(k, 0) for r in rows) / len(rows) for k in keys},
+                "stock": _average_stock([r["stock"] for r in rows]),
             }
         )
     return Odds(
@@ -196,6 +215,7 @@ def odds(outcomes: Sequence[Outcome]) -> Odds:
         sum(o.winner is None for o in outcomes) / n,
         float(statistics.median(o.rounds for o in outcomes)),
         members,
+        _average_stock([o.shared for o in outcomes]),
     )
 
 

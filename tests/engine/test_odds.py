@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from combat.engine.rulesets import RULESETS
-from combat.engine.simulate import lineup, odds, run_parallel
+from combat.engine.simulate import lineup, odds, run, run_parallel
 
 KEYS = sorted(RULESETS)
 
@@ -38,3 +38,25 @@ def test_four_against_one_weak_monster_is_a_walkover_and_the_reverse_a_massacre(
     assert massacre.win <= 0.05, massacre.win
     down = {m["name"]: m["down"] for m in massacre.members}
     assert list(down.values()) and all(0.0 <= v <= 1.0 for v in down.values())
+
+
+# What a fight spends and no turn gives back, by ruleset; per-turn resources never show.
+STOCK = {
+    "mist": ({"MP", "LP"}, set()),
+    "paradigm": ({"Anima"}, {"Potion", "Antidote", "Ether", "Bomb"}),
+    "luck": ({"Healing Potion"}, set()),
+    "action-block": ({"Speed Points", "Strength Points"}, set()),
+}
+PER_TURN = {"Actions", "Interrupt", "AP", "Slots", "Move", "Offensive", "Movement", "Verbal", "PDR"}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_odds_average_only_what_a_fight_spends_and_no_turn_gives_back(key):
+    heroes = list(RULESETS[key].heroes.items())[:2]
+    result = odds(run(lineup(key, heroes, [weakest(RULESETS[key].monsters)]), range(8)))
+    own, shared = STOCK[key]
+    named = {s["name"] for m in result.members for s in m["stock"]}
+    assert named == own and {s["name"] for s in result.shared} == shared, (named, result.shared)
+    assert not {n.title() for n in named} & {p.title() for p in PER_TURN}
+    for s in [s for m in result.members for s in m["stock"]] + result.shared:
+        assert 0 <= s["left"] <= (s["full"] if s["full"] is not None else 999), s

@@ -3,6 +3,7 @@ runner dies, cancellable; players never see any of it."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -70,6 +71,9 @@ def test_the_gm_checks_the_odds_and_the_request_only_queues_the_job(
     page = client.get(f"/battles/{battle.pk}/odds").content.decode()
     assert "the party wins" in page and "Ayla" in page and "Bram" in page and "Goes down" in page
     assert "HP left" in page and "Check the odds" not in page
+    # What the fight spends (Ayla's potion), never what every turn gives back (actions, interrupt).
+    assert "Resources left" in page and re.search(r"Healing Potion [01](\.\d)? of 1", page), page
+    assert "Actions" not in page and "Interrupt" not in page
 
 
 def test_the_same_set_up_gives_the_same_figures_without_playing_again(

@@ -316,6 +316,16 @@ class Ruleset:
         """What ``c`` used up in the battle, in words (consumables); default nothing."""
         return []
 
+    def stock(self, state: BattleState, c: Combatant) -> dict[str, tuple[int, int | None]]:
+        """What ``c`` has left of what a fight spends and no turn gives back (HP aside): by name in a
+        player's words, each with its full amount (None: no fixed top), e.g. ``{"MP": (7, None)}``.
+        The odds of a planned fight average it; per-turn resources are not stock. Default nothing."""
+        return {}
+
+    def side_stock(self, state: BattleState, side: str) -> dict[str, tuple[int, int | None]]:
+        """Like ``stock``, for what a whole side shares (a party's common items). Default nothing."""
+        return {}
+
     # --- shared readings ------------------------------------------------------------
     @classmethod
     def move_squares(cls, sheet: dict[str, Any]) -> int:

@@ -58,7 +58,7 @@ from combat.engine.rulesets.base import (
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
-    from combat.engine.state import Combatant
+    from combat.engine.state import BattleState, Combatant
 
 __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "STARTER", "ActionBlock"]
 
@@ -130,6 +130,22 @@ class ActionBlock(Ruleset):
                 "movement": 0,
                 "verbal": 0,
             },
+        }
+
+    def stock(self, state: BattleState, c: Combatant) -> dict[str, tuple[int, int | None]]:
+        """Speed and Strength Points: a battle's pools (the action types come back each turn), unless
+        the house rule gives them back at every Action Block."""
+        if state.options.get("points_restore") == "each_block":
+            return {}
+        return {
+            "Speed Points": (
+                int(c.resources.get("speed", 0)),
+                rules.battle_speed(state.extra, c.sheet),
+            ),
+            "Strength Points": (
+                int(c.resources.get("strength", 0)),
+                rules.battle_strength(state.extra, c.sheet),
+            ),
         }
 
     def hp_fields(self, c: Combatant, hp: int) -> dict[str, Any]:

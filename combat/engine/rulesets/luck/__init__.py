@@ -43,7 +43,7 @@ from combat.engine.rulesets.luck.content import (
     validate_luck_content,
 )
 from combat.engine.rulesets.luck.events import APPLIERS, EVENTS
-from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN
+from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN, items_left
 from combat.engine.rulesets.luck.sheet import OPTIONS, SHEET
 from combat.engine.rulesets.luck.tactics import TACTICS
 
@@ -107,6 +107,15 @@ class Luck(Ruleset):
             else:
                 left.append(key)
         return left
+
+    def stock(self, state: BattleState, c: Combatant) -> dict[str, tuple[int, int | None]]:
+        """Items left of each kind brought (actions and the interrupt come back every turn)."""
+        brought = list(c.sheet.get("items", ()))
+        out: dict[str, tuple[int, int | None]] = {}
+        for key in dict.fromkeys(brought):
+            d = definition(state, "items", key)
+            out[d["name"] if d else key] = (items_left(c, key), brought.count(key))
+        return out
 
     def used_in_battle(self, state: BattleState, c: Combatant) -> list[str]:
         out = []

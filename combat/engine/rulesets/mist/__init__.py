@@ -122,6 +122,13 @@ class Mist(Ruleset):
             "resources": {"mp": 0, "lp": lp, "slots": 0, "move": 0},
         }
 
+    def stock(self, state: BattleState, c: Combatant) -> dict[str, tuple[int, int | None]]:
+        """MP (gained each round, never refilled) and LP (action slots and the move come back each turn)."""
+        return {
+            "MP": (int(c.resources.get("mp", 0)), None),
+            "LP": (int(c.resources.get("lp", 0)), int(c.sheet.get("lp", 1))),
+        }
+
     def can_take_turn(self, state: BattleState, c: Combatant) -> bool:
         return can_act(c)
 

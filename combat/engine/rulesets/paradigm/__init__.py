@@ -25,7 +25,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.dice import check_expr
-from combat.engine.rulesets.base import HP_RESTORED, STATUSES_END, CarryOver, Ruleset, roll_initiative
+from combat.engine.rulesets.base import (
+    HP_RESTORED,
+    STATUSES_END,
+    CarryOver,
+    Ruleset,
+    definition,
+    roll_initiative,
+)
 from combat.engine.rulesets.paradigm import phases
 from combat.engine.rulesets.paradigm.actions import ACTIONS, PARAMS, legal_actions, resume
 from combat.engine.rulesets.paradigm.content import (
@@ -37,7 +44,7 @@ from combat.engine.rulesets.paradigm.content import (
     validate_paradigm_content,
 )
 from combat.engine.rulesets.paradigm.events import APPLIERS, EVENTS
-from combat.engine.rulesets.paradigm.rules import able, ap_per_turn, job_key, shielded
+from combat.engine.rulesets.paradigm.rules import able, ap_per_turn, inventory, job_key, shielded
 from combat.engine.rulesets.paradigm.sheet import OPTIONS, SHEET
 from combat.engine.rulesets.paradigm.tactics import TACTICS
 
@@ -129,6 +136,25 @@ class Paradigm(Ruleset):
                 "gear": list(sheet.get("gear", ())),
             },
         }
+
+    def stock(self, state: BattleState, c: Combatant) -> dict[str, tuple[int, int | None]]:
+        """Anima, for a character who has any (AP come back each turn)."""
+        top = int(c.sheet.get("anima", 0))
+        return {"Anima": (int(c.resources.get("anima", 0)), top)} if top > 0 else {}
+
+    def side_stock(self, state: BattleState, side: str) -> dict[str, tuple[int, int | None]]:
+        """The side's shared items, each kind brought with how many are left (PARA-ACT-ITEM)."""
+        brought: dict[str, int] = {}
+        for c in state.combatants.values():
+            if c.side == side:
+                for key in c.sheet.get("items", ()):
+                    brought[key] = brought.get(key, 0) + 1
+        left = inventory(state, side)
+        out: dict[str, tuple[int, int | None]] = {}
+        for key, n in sorted(brought.items()):
+            d = definition(state, "items", key)
+            out[d["name"] if d else key] = (left.get(key, 0), n)
+        return out
 
     def can_take_turn(self, state: BattleState, c: Combatant) -> bool:
         """Able, not fleeing, and not waiting behind an ally's eidolon (PARA-EID-1)."""
