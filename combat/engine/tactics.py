@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -224,17 +224,42 @@ class Tactics:
 
     # --- what a ruleset overrides -------------------------------------------------------------
 
+    #: The option kinds that move the combatant: scored last (``moving``), once the reach is known.
+    moves: tuple[str, ...] = ("move",)
+
     def candidates(self, sight: Sight, c: Combatant, options: list[ActionOption]) -> Iterable[Candidate]:
-        """Every option worth taking, scored (the default: hit the weakest foe an option can reach)."""
-        for o in options:
-            foes = [t for t in sight.enemies(c) if t.id in o.targets]
-            if foes:
-                t = min(foes, key=lambda t: (sight.ratio(t), t.id))
-                yield Candidate(
-                    1.0,
-                    Action(o.kind, c.id, chosen_params(o.kind, o.params, [t.id])),
-                    f"{c.name} uses {o.label} on {t.name}: the weakest foe in reach.",
-                )
+        """Every option worth taking, scored: each option but the moves by ``scored``, which also says
+        how far its hit reaches; then the moves (``moving``), toward a foe within the longest reach."""
+        foes = sight.enemies(c)
+        moves, others = self.split_moves(options, *self.moves)
+        reach = 1
+        for o in others:
+            far, found = self.scored(sight, c, o, foes)
+            reach = max(reach, far)
+            yield from found
+        yield from self.moving(sight, c, moves, reach, foes)
+
+    def scored(
+        self, sight: Sight, c: Combatant, o: ActionOption, foes: list[Combatant]
+    ) -> tuple[int, Iterable[Candidate]]:
+        """How far option ``o`` hits (0: it is no hit) and its candidates (the default: a hit on the
+        weakest foe it can reach)."""
+        foes = [t for t in foes if t.id in o.targets]
+        if not foes:
+            return 0, ()
+        t = min(foes, key=lambda t: (sight.ratio(t), t.id))
+        return 1, [
+            Candidate(
+                1.0, self.aim(c, o, [t.id]), f"{c.name} uses {o.label} on {t.name}: the weakest foe in reach."
+            )
+        ]
+
+    def moving(
+        self, sight: Sight, c: Combatant, moves: dict[str, ActionOption], reach: int, foes: list[Combatant]
+    ) -> Iterable[Candidate]:
+        """The moves worth making, by kind in ``moves``, for a combatant whose hits reach ``reach``
+        (the default: none; ``close_in`` makes one toward a foe)."""
+        return ()
 
     def answer(self, sight: Sight, c: Combatant, decision: Decision) -> Choice:
         """The answer of ``c`` to a reaction window (the default: the window's own default)."""
@@ -264,6 +289,102 @@ class Tactics:
 
     def _gm_ruling(self, state: BattleState, decision: Decision) -> Choice:
         return self.pick(None, decision, decision.default, "the rules' usual ruling")
+
+    @staticmethod
+    def aim(c: Combatant, o: ActionOption, targets: list[str] | None = None, square: Any = None) -> Action:
+        """The action of option ``o`` by ``c`` at ``targets`` or ``square`` (its own parameters kept)."""
+        return Action(o.kind, c.id, chosen_params(o.kind, o.params, targets, square))
+
+    @staticmethod
+    def split_moves(
+        options: list[ActionOption], *kinds: str
+    ) -> tuple[dict[str, ActionOption], list[ActionOption]]:
+        """The options of the movement ``kinds`` (by kind) and the others: a turn scores the others
+        first, learning its reach, then moves toward a foe with ``close_in``."""
+        moves = {o.kind: o for o in options if o.kind in kinds}
+        return moves, [o for o in options if o.kind not in kinds]
+
+    def close_in(
+        self, sight: Sight, c: Combatant, move: ActionOption | None, reach: int, worth: float
+    ) -> Iterable[Candidate]:
+        """A move toward the foe worth reaching, to within ``reach`` (a ranged fighter, ``reach`` over 1,
+        keeps out of melee); nothing when there is no move or no square helps."""
+        if move is not None:
+            cand = self.approach(sight, c, move, reach, worth, keep_off=reach > 1)
+            if cand is not None:
+                yield cand
+
+    def hits(
+        self,
+        sight: Sight,
+        c: Combatant,
+        o: ActionOption,
+        foes: list[Combatant],
+        damage: Callable[[Combatant], float],
+        says: Callable[[Combatant, str], str],
+        per: float = 1.0,
+        price: float = 0.0,
+        bonus: Callable[[Combatant], float] | None = None,
+    ) -> Iterable[Candidate]:
+        """A hit with option ``o`` on each foe it reaches: the harm of ``damage(t)`` (``harm_value``)
+        per ``per`` less ``price``, plus ``bonus(t)``; ``says(t, why)`` is its reason."""
+        in_reach = [t for t in foes if t.id in o.targets]
+        for t in in_reach:
+            dmg = damage(t)
+            worth = self.harm_value(sight, t, dmg) / per - price + (bonus(t) if bonus else 0.0)
+            if worth > 0:
+                yield Candidate(
+                    worth, self.aim(c, o, [t.id]), says(t, self.why_target(sight, c, t, dmg, in_reach))
+                )
+
+    def heals(
+        self,
+        sight: Sight,
+        c: Combatant,
+        o: ActionOption,
+        amount: float,
+        what: str,
+        per: float = 1.0,
+        price: float = 0.0,
+    ) -> Iterable[Candidate]:
+        """Healing ``amount`` with ``what`` (option ``o``) on each ally it reaches who needs it
+        (``heal_value``), divided by what the option takes of the turn (``per``) less its ``price``."""
+        for t in sight.allies(c):
+            if t.id in o.targets:
+                worth = self.heal_value(sight, t, amount) / per - price
+                if worth > 0:
+                    yield Candidate(
+                        worth,
+                        self.aim(c, o, [t.id]),
+                        f"{c.name} heals {t.name} with {what}: {t.name} is badly hurt.",
+                    )
+
+    def best_square(
+        self,
+        sight: Sight,
+        c: Combatant,
+        o: ActionOption,
+        damage: Callable[[Combatant], float],
+        spares_friends: bool,
+    ) -> tuple[float, list[int], int] | None:
+        """The square of area option ``o`` worth the most: the harm ``damage(t)`` does to each foe it
+        catches, less twice that to each friend (none when the area ``spares_friends``). Returns
+        ``(worth, square, foes caught)``, or None when no square catches a foe."""
+        best: tuple[float, list[int], int] | None = None
+        for sq in o.squares:
+            caught = {tuple(s) for s in o.areas.get(f"{sq[0]},{sq[1]}", [])}
+            worth, n = 0.0, 0
+            for t in sight.state.combatants.values():
+                if not (t.able and t.pos is not None and tuple(t.pos) in caught and sight.known(t)):
+                    continue
+                if t.side != c.side:
+                    worth += self.harm_value(sight, t, damage(t))
+                    n += 1
+                elif not spares_friends:
+                    worth -= 2 * self.harm_value(sight, t, damage(t))
+            if n and (best is None or worth > best[0]):
+                best = (worth, sq, n)
+        return best
 
     @staticmethod
     def harm_value(sight: Sight, t: Combatant, damage: float) -> float:

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.actions import Action, ActionOption, chosen_params
+from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.action_block import rules
 from combat.engine.rulesets.base import definition
 from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, expected_past
@@ -57,30 +57,29 @@ def price(state: Any, c: Combatant, cost: dict[str, int]) -> float:
 class BlockTactics(Tactics):
     """Greedy by hit points, net of the points spent (see the module doc)."""
 
-    def candidates(self, sight: Sight, c: Combatant, options: list[ActionOption]) -> Iterable[Candidate]:
-        foes = sight.enemies(c)
-        reach = 1
-        move: ActionOption | None = None
-        for o in options:
-            if o.kind == "move":
-                move = o
-            elif o.kind == "attack":
-                w = definition(sight.state, "weapons", o.params.get("weapon"))
-                if w is None:
-                    continue
-                reach = max(reach, rules.squares(rules.weapon_range(w)))
-                yield from self._attack(sight, c, o, w, foes)
-            elif o.kind == "cast_spell":
-                yield from self._cast(sight, c, o, foes)
-            elif o.kind == "activate_spell":
-                yield from self._activate(sight, c, o, foes)
-        for _, w in rules.weapons_of(sight.state.extra, c.sheet):
+    def scored(
+        self, sight: Sight, c: Combatant, o: ActionOption, foes: list[Combatant]
+    ) -> tuple[int, Iterable[Candidate]]:
+        if o.kind == "attack":
+            w = definition(sight.state, "weapons", o.params.get("weapon"))
+            if w is None:
+                return 0, ()
+            return rules.squares(rules.weapon_range(w)), self._attack(sight, c, o, w, foes)
+        if o.kind == "cast_spell":
+            return 0, self._cast(sight, c, o, foes)
+        if o.kind == "activate_spell":
+            return 0, self._activate(sight, c, o, foes)
+        return 0, ()
+
+    def moving(
+        self, sight: Sight, c: Combatant, moves: dict[str, ActionOption], reach: int, foes: list[Combatant]
+    ) -> Iterable[Candidate]:
+        if c.resources.get("offensive", 0) <= 0:
+            return ()  # no attack left this turn to move for
+        for _, w in rules.weapons_of(sight.state.extra, c.sheet):  # the weapons it can pay for count too
             if rules.cost_gate(c, rules.cost_of(w)) is None:
                 reach = max(reach, rules.squares(rules.weapon_range(w)))
-        if move is not None and c.resources.get("offensive", 0) > 0:
-            cand = self.approach(sight, c, move, reach, 2.0, keep_off=reach > 1)
-            if cand is not None:
-                yield cand
+        return self.close_in(sight, c, moves.get("move"), reach, 2.0)
 
     def _hit_chance(
         self, sight: Sight, c: Combatant, t: Combatant, w: dict[str, Any], mods: list[dict[str, Any]]
@@ -126,7 +125,7 @@ class BlockTactics(Tactics):
         names = " and ".join(s[2].name for s in chosen)
         yield Candidate(
             worth,
-            Action("attack", c.id, chosen_params("attack", o.params, [s[2].id for s in chosen])),
+            self.aim(c, o, [s[2].id for s in chosen]),
             f"{c.name} attacks {names} with {label}: {why}.",
         )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.actions import Action, ActionOption, chosen_params
+from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition
 from combat.engine.rulesets.luck.rules import ability_for, ref_of
 from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, expected_past
@@ -27,26 +27,20 @@ LANDS = 0.75  # a luck roll misses on 1-5 of the d20
 class LuckTactics(Tactics):
     """Greedy by hit points: the best hit, heal or status now; else a move toward a foe."""
 
-    def candidates(self, sight: Sight, c: Combatant, options: list[ActionOption]) -> Iterable[Candidate]:
-        foes = sight.enemies(c)
-        reach = 1
-        move: ActionOption | None = None
-        for o in options:
-            if o.kind == "move":
-                move = o
-                continue
-            a = ability_for(sight.state, c, ref_of(o.params) or "")
-            if a is None:
-                continue
-            if a["type"] in ("physical", "magical") and a["target"] != "ally":
-                reach = max(reach, a["range"] + (1 if a["area"] else 0))
-            yield from self._ability(sight, c, o, a, foes)
-        if move is not None:
-            ranged = reach > 1
-            after = c.resources.get("actions", 0) > 1
-            cand = self.approach(sight, c, move, reach, 2.0 if after else 1.0, keep_off=ranged)
-            if cand is not None:
-                yield cand
+    def scored(
+        self, sight: Sight, c: Combatant, o: ActionOption, foes: list[Combatant]
+    ) -> tuple[int, Iterable[Candidate]]:
+        a = ability_for(sight.state, c, ref_of(o.params) or "")
+        if a is None:
+            return 0, ()
+        hits = a["type"] in ("physical", "magical") and a["target"] != "ally"
+        return (a["range"] + (1 if a["area"] else 0) if hits else 0), self._ability(sight, c, o, a, foes)
+
+    def moving(
+        self, sight: Sight, c: Combatant, moves: dict[str, ActionOption], reach: int, foes: list[Combatant]
+    ) -> Iterable[Candidate]:
+        after = c.resources.get("actions", 0) > 1  # a move now still leaves an action to hit with
+        return self.close_in(sight, c, moves.get("move"), reach, 2.0 if after else 1.0)
 
     def _ability(
         self, sight: Sight, c: Combatant, o: ActionOption, a: dict[str, Any], foes: list[Combatant]
@@ -64,15 +58,7 @@ class LuckTactics(Tactics):
                 )
             return
         if kind == "heal":
-            for t in sight.allies(c):
-                if t.id in o.targets:
-                    worth = self.heal_value(sight, t, amount)
-                    if worth > 0:
-                        yield Candidate(
-                            worth,
-                            Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
-                            f"{c.name} heals {t.name} with {a['name']}: {t.name} is badly hurt.",
-                        )
+            yield from self.heals(sight, c, o, amount, a["name"])
             return
         if kind == "status":
             d = definition(sight.state, "statuses", a["status"])
@@ -91,45 +77,34 @@ class LuckTactics(Tactics):
                 if worth > 0.5:
                     yield Candidate(
                         worth,
-                        Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
+                        self.aim(c, o, [t.id]),
                         f"{c.name} uses {a['name']} on {t.name}: {d['name'].lower()} keeps "
                         f"{t.name} out of the fight while the others strike.",
                     )
             return
         defense = "armor" if kind == "physical" else "resist"
+
+        def damage(t: Combatant) -> float:
+            return expected_past(a["dice"], a["bonus"], self._defense(sight, t, defense)) * LANDS
+
         if o.squares:  # a burst: the square that catches most foes (and no friend)
-            best: tuple[float, list[int], int] | None = None
-            for sq in o.squares:
-                caught = {tuple(s) for s in o.areas.get(f"{sq[0]},{sq[1]}", [])}
-                worth, n = 0.0, 0
-                for t in sight.state.combatants.values():
-                    if t.able and t.pos is not None and tuple(t.pos) in caught and sight.known(t):
-                        dmg = expected_past(a["dice"], a["bonus"], self._defense(sight, t, defense)) * LANDS
-                        if t.side != c.side:
-                            worth += self.harm_value(sight, t, dmg)
-                            n += 1
-                        elif a["target"] == "any":
-                            worth -= 2 * self.harm_value(sight, t, dmg)
-                if n and (best is None or worth > best[0]):
-                    best = (worth, sq, n)
+            best = self.best_square(sight, c, o, damage, spares_friends=a["target"] != "any")
             if best is not None and (best[2] > 1 or a["cost"] <= 1):
                 yield Candidate(
                     best[0] / a["cost"] * (1.0 if a["cost"] <= c.resources.get("actions", 0) else 0.0),
-                    Action("ability", c.id, chosen_params("ability", o.params, None, best[1])),
+                    self.aim(c, o, None, best[1]),
                     f"{c.name} casts {a['name']}: it catches {best[2]} foes.",
                 )
             return
-        in_reach = [t for t in foes if t.id in o.targets]
-        for t in in_reach:
-            dmg = expected_past(a["dice"], a["bonus"], self._defense(sight, t, defense)) * LANDS
-            worth = self.harm_value(sight, t, dmg) / max(1, a["cost"])
-            if worth > 0:
-                why = self.why_target(sight, c, t, dmg, in_reach)
-                yield Candidate(
-                    worth,
-                    Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
-                    f"{c.name} attacks {t.name} with {a['name']}: {why}.",
-                )
+        yield from self.hits(
+            sight,
+            c,
+            o,
+            foes,
+            damage,
+            lambda t, why: f"{c.name} attacks {t.name} with {a['name']}: {why}.",
+            per=max(1, a["cost"]),
+        )
 
     @staticmethod
     def _defense(sight: Sight, t: Combatant, name: str) -> float:

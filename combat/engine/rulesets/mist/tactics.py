@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.actions import Action, ActionOption, chosen_params
+from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition, definitions
 from combat.engine.rulesets.mist.rules import rampart_range, stat
 from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected
@@ -30,43 +30,39 @@ MP_WORTH = 2.0  # hit points one MP is worth: a spell must earn its price
 class MistTactics(Tactics):
     """Greedy by hit points per action slot (see the module doc)."""
 
-    def candidates(self, sight: Sight, c: Combatant, options: list[ActionOption]) -> Iterable[Candidate]:
-        foes = sight.enemies(c)
-        defs = definitions(sight.state, "abilities")
-        reach = 1
-        move = double = None
-        for o in options:
-            if o.kind == "move":
-                move = o
-            elif o.kind == "double_move":
-                double = o
-            elif o.kind == "rampart":
-                if o.params.get("on") and foes:
-                    yield Candidate(
-                        3.0,
-                        Action("rampart", c.id, {"on": True}),
-                        f"{c.name} raises Rampart {rampart_range(c)}: foes who walk past get struck.",
-                    )
-            elif o.kind == "ability":
-                a = defs.get(o.params.get("ability", ""))
-                if a is None:
-                    continue
-                if a["damage"] and a["target"] in ("enemy", "any", "square"):
-                    reach = max(reach, a["range"] + a["area"])
-                yield from self._ability(sight, c, o, a, foes)
-        if move is not None or double is not None:
-            near = min((sight.distance(c.pos, f.pos) for f in foes), default=0)
-            left = c.resources.get("move", 0)
-            if double is not None and foes and near - reach > left and c.resources.get("slots", 0) > 0:
-                yield Candidate(
-                    1.5,
-                    Action("double_move", c.id),
-                    f"{c.name} doubles the move: every foe is beyond one move.",
+    moves = ("move", "double_move")
+
+    def scored(
+        self, sight: Sight, c: Combatant, o: ActionOption, foes: list[Combatant]
+    ) -> tuple[int, Iterable[Candidate]]:
+        if o.kind == "rampart":
+            if not (o.params.get("on") and foes):
+                return 0, ()
+            return 0, [
+                Candidate(
+                    3.0,
+                    Action("rampart", c.id, {"on": True}),
+                    f"{c.name} raises Rampart {rampart_range(c)}: foes who walk past get struck.",
                 )
-            if move is not None:
-                cand = self.approach(sight, c, move, reach, 2.0, keep_off=reach > 1)
-                if cand is not None:
-                    yield cand
+            ]
+        a = definition(sight.state, "abilities", o.params.get("ability")) if o.kind == "ability" else None
+        if a is None:
+            return 0, ()
+        hits = a["damage"] and a["target"] in ("enemy", "any", "square")
+        return (a["range"] + a["area"] if hits else 0), self._ability(sight, c, o, a, foes)
+
+    def moving(
+        self, sight: Sight, c: Combatant, moves: dict[str, ActionOption], reach: int, foes: list[Combatant]
+    ) -> Iterable[Candidate]:
+        near = min((sight.distance(c.pos, f.pos) for f in foes), default=0)
+        beyond = near - reach > c.resources.get("move", 0)
+        if "double_move" in moves and foes and beyond and c.resources.get("slots", 0) > 0:
+            yield Candidate(
+                1.5,
+                Action("double_move", c.id),
+                f"{c.name} doubles the move: every foe is beyond one move.",
+            )
+        yield from self.close_in(sight, c, moves.get("move"), reach, 2.0)
 
     def _hit_chance(self, sight: Sight, c: Combatant, t: Combatant, a: dict[str, Any]) -> float:
         if not a["accuracy_check"]:
@@ -94,38 +90,18 @@ class MistTactics(Tactics):
         price = a["mp"] * MP_WORTH
         finisher = " as the finishing blow" if a["type"] == "finisher" else ""
         if a["heal"]:
-            for t in sight.allies(c):
-                if t.id in o.targets:
-                    worth = self.heal_value(sight, t, expected(a["heal"])) / per - price
-                    if worth > 0:
-                        yield Candidate(
-                            worth,
-                            Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
-                            f"{c.name} casts {a['name']} on {t.name}: {t.name} is badly hurt.",
-                        )
+            yield from self.heals(sight, c, o, expected(a["heal"]), a["name"], per, price)
             return
         if a["target"] == "square":
             if not a["damage"] or not a["area"]:
                 return  # a leap: moving is left to the move
-            best: tuple[float, list[int], int] | None = None
-            for sq in o.squares:
-                caught = {tuple(s) for s in o.areas.get(f"{sq[0]},{sq[1]}", [])}
-                worth, n = 0.0, 0
-                for t in sight.state.combatants.values():
-                    if not (t.able and t.pos is not None and tuple(t.pos) in caught and sight.known(t)):
-                        continue
-                    dmg = self._damage(sight, c, t, a)
-                    if t.side != c.side:
-                        worth += self.harm_value(sight, t, dmg)
-                        n += 1
-                    elif a["affects"] != "enemies":
-                        worth -= 2 * self.harm_value(sight, t, dmg)
-                if n and (best is None or worth > best[0]):
-                    best = (worth, sq, n)
+            best = self.best_square(
+                sight, c, o, lambda t: self._damage(sight, c, t, a), spares_friends=a["affects"] == "enemies"
+            )
             if best is not None:
                 yield Candidate(
                     best[0] / per - price,
-                    Action("ability", c.id, chosen_params("ability", o.params, None, best[1])),
+                    self.aim(c, o, None, best[1]),
                     f"{c.name} casts {a['name']}: it catches {best[2]} foe{'s' if best[2] > 1 else ''} "
                     f"and no friend.",
                 )
@@ -158,25 +134,24 @@ class MistTactics(Tactics):
                 if worth > 0.5:
                     yield Candidate(
                         worth,
-                        Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
+                        self.aim(c, o, [t.id]),
                         f"{c.name} uses {a['name']} on {t.name}: {why}.",
                     )
             return
         if not a["damage"]:
             return
-        in_reach = [t for t in foes if t.id in o.targets]
-        for t in in_reach:
-            dmg = self._damage(sight, c, t, a)
-            worth = self.harm_value(sight, t, dmg) / per - price
-            if a["status"] and a["status"] not in t.statuses:
-                worth += 0.02 * sight.max_hp(t)
-            if worth > 0:
-                why = self.why_target(sight, c, t, dmg, in_reach)
-                yield Candidate(
-                    worth,
-                    Action("ability", c.id, chosen_params("ability", o.params, [t.id])),
-                    f"{c.name} uses {a['name']} on {t.name}{finisher}: {why}.",
-                )
+        yield from self.hits(
+            sight,
+            c,
+            o,
+            foes,
+            lambda t: self._damage(sight, c, t, a),
+            lambda t, why: f"{c.name} uses {a['name']} on {t.name}{finisher}: {why}.",
+            per,
+            price,
+            # a status the hit leaves on the foe is worth a little more
+            lambda t: 0.02 * sight.max_hp(t) if a["status"] and a["status"] not in t.statuses else 0.0,
+        )
 
     def answer(self, sight: Sight, c: Combatant, decision: Decision) -> Choice:
         if decision.resume.get("type") == "rampart":

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.actions import Action, ActionOption, chosen_params
+from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition
 from combat.engine.rulesets.paradigm.effects import harmful
 from combat.engine.rulesets.paradigm.rules import (
@@ -36,32 +36,37 @@ SUMMON_WORTH = 0.8  # share of the eidolon's HP a summon is worth
 class ParadigmTactics(Tactics):
     """Greedy by hit points per AP (see the module doc)."""
 
-    def candidates(self, sight: Sight, c: Combatant, options: list[ActionOption]) -> Iterable[Candidate]:
-        foes = sight.enemies(c)
-        for o in options:
-            if o.kind == "attack":
-                eff = {"type": "physical", "target": "enemy", "cost": 1, "dice": weapon_dice(sight.state, c)}
-                yield from self._effect(sight, c, o, eff, foes, "attacks", "")
-            elif o.kind == "ability":
-                a = definition(sight.state, "abilities", o.params.get("ability"))
-                if a is not None:
-                    yield from self._effect(sight, c, o, a, foes, "uses", a["name"])
-            elif o.kind == "item":
-                d = definition(sight.state, "items", o.params.get("item"))
-                if d is not None and d["type"] in ("heal", "cleanse", "physical", "magical"):
-                    yield from self._effect(
-                        sight, c, o, {**d, "cost": 1}, foes, "uses", d["name"], spare=True
-                    )
-            elif o.kind == "summon":
-                eid = definition(sight.state, "eidolons", c.sheet.get("eidolon"))
-                if eid and foes:
-                    yield Candidate(
-                        SUMMON_WORTH * eid["hp"],
-                        Action("summon", c.id),
-                        f"{c.name} summons {eid['name']}: the Anima is there, and it shields the side.",
-                    )
-            elif o.kind == "change_row" and row_of(c) == "front" and foes:
-                yield from self._step_back(sight, c)
+    moves = ()  # rows, not squares: a step back is scored with the rest
+
+    def scored(
+        self, sight: Sight, c: Combatant, o: ActionOption, foes: list[Combatant]
+    ) -> tuple[int, Iterable[Candidate]]:
+        return 0, self._option(sight, c, o, foes)
+
+    def _option(
+        self, sight: Sight, c: Combatant, o: ActionOption, foes: list[Combatant]
+    ) -> Iterable[Candidate]:
+        if o.kind == "attack":
+            eff = {"type": "physical", "target": "enemy", "cost": 1, "dice": weapon_dice(sight.state, c)}
+            yield from self._effect(sight, c, o, eff, foes, "attacks", "")
+        elif o.kind == "ability":
+            a = definition(sight.state, "abilities", o.params.get("ability"))
+            if a is not None:
+                yield from self._effect(sight, c, o, a, foes, "uses", a["name"])
+        elif o.kind == "item":
+            d = definition(sight.state, "items", o.params.get("item"))
+            if d is not None and d["type"] in ("heal", "cleanse", "physical", "magical"):
+                yield from self._effect(sight, c, o, {**d, "cost": 1}, foes, "uses", d["name"], spare=True)
+        elif o.kind == "summon":
+            eid = definition(sight.state, "eidolons", c.sheet.get("eidolon"))
+            if eid and foes:
+                yield Candidate(
+                    SUMMON_WORTH * eid["hp"],
+                    Action("summon", c.id),
+                    f"{c.name} summons {eid['name']}: the Anima is there, and it shields the side.",
+                )
+        elif o.kind == "change_row" and row_of(c) == "front" and foes:
+            yield from self._step_back(sight, c)
 
     def _step_back(self, sight: Sight, c: Combatant) -> Iterable[Candidate]:
         holding = [
@@ -155,7 +160,7 @@ class ParadigmTactics(Tactics):
             if worth > 0:
                 yield Candidate(
                     worth / per,
-                    Action(o.kind, c.id, chosen_params(o.kind, o.params, [t.id])),
+                    self.aim(c, o, [t.id]),
                     f"{reason}: {why}.",
                 )
 
