@@ -239,6 +239,9 @@ def _chunk(setup: dict[str, Any], seeds: list[int], policies: dict[str, str] | N
     return [play(state, seed, policies) for seed in seeds]
 
 
+Plan = tuple[BattleState, Sequence[int], "dict[str, str] | None"]  # a set-up, its seeds, its policies
+
+
 def run_parallel(
     setup: BattleState,
     seeds: Sequence[int],
@@ -253,16 +256,30 @@ def run_parallel(
     Seeds go out in chunks; ``progress(done)`` is called as chunks come back and may return False
     to cancel the rest. The outcomes come back in the order of ``seeds``.
     """
-    seeds = list(seeds)
-    parts = [seeds[i : i + chunk] for i in range(0, len(seeds), chunk)]
+    return run_plans([(setup, seeds, policies)], workers, progress, pool, chunk)[0]
+
+
+def run_plans(
+    plans: Sequence[Plan],
+    workers: int | None = None,
+    progress: Callable[[int], bool | None] | None = None,
+    pool: Executor | None = None,
+    chunk: int = 20,
+) -> list[list[Outcome]]:
+    """``run_parallel`` for several set-ups at once: every plan's chunks go out together, so the pool
+    stays busy to the end (a warm ``pool`` shared by many plans pays its start-up once). The outcomes
+    of each plan come back in the order of its seeds, the plans in their order."""
+    parts = []
+    for n, (setup, seeds, policies) in enumerate(plans):
+        snapshot, seeds = setup.to_dict(), list(seeds)
+        parts += [(n, i, snapshot, seeds[i : i + chunk], policies) for i in range(0, len(seeds), chunk)]
     own = pool is None
     executor = pool or ProcessPoolExecutor(
         max_workers=workers or os.cpu_count() or 1, mp_context=multiprocessing.get_context("forkserver")
     )
-    snapshot = setup.to_dict()
-    done: dict[int, list[Outcome]] = {}
+    done: dict[tuple[int, int], list[Outcome]] = {}
     try:
-        futures = {executor.submit(_chunk, snapshot, part, policies): i for i, part in enumerate(parts)}
+        futures = {executor.submit(_chunk, snap, part, pol): (n, i) for n, i, snap, part, pol in parts}
         count = 0
         for future in as_completed(futures):
             done[futures[future]] = future.result()
@@ -274,7 +291,7 @@ def run_parallel(
     finally:
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
-    return [o for i in sorted(done) for o in done[i]]
+    return [[o for (m, _), out in sorted(done.items()) if m == n for o in out] for n in range(len(plans))]
 
 
 def lineup(
