@@ -210,17 +210,17 @@ class Tactics:
         options = [
             o for o in legal_actions(sight.options_state, c.id) if o.available and o.kind != "end_turn"
         ]
-        best: tuple[float, float, Candidate] | None = None
-        rng = random.Random(f"{state.seed}:{state.seq}:tactics")
-        for cand in self.candidates(sight, c, options):
-            if cand.score <= 0:
-                continue
-            key = (round(cand.score, 3), rng.random(), cand)
-            if best is None or key[:2] > best[:2]:
-                best = key
-        if best is None:
+        found = [cand for cand in self.candidates(sight, c, options) if cand.score > 0]
+        if not found:
             return Choice(Action("end_turn", c.id), self.idle_reason(sight, c))
-        return Choice(best[2].action, best[2].reason)
+        top = max(round(cand.score, 3) for cand in found)
+        ties = [i for i, cand in enumerate(found) if round(cand.score, 3) == top]
+        if len(ties) > 1:  # one draw per candidate, in order: the same battle breaks the tie the same way
+            rng = random.Random(f"{state.seed}:{state.seq}:tactics")
+            draws = [rng.random() for _ in found]
+            ties = [max(ties, key=lambda i: (draws[i], -i))]
+        best = found[ties[0]]
+        return Choice(best.action, best.reason)
 
     # --- what a ruleset overrides -------------------------------------------------------------
 

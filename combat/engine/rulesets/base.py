@@ -93,6 +93,7 @@ package; ``tests/engine/test_plugin_api.py`` plays the toy ruleset it builds
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
@@ -380,9 +381,20 @@ def lookup(starter: Pack, custom: Pack | None, kind: str) -> dict[str, dict[str,
 
 def definitions(state: BattleState, kind: str) -> dict[str, dict[str, Any]]:
     """The battle's definitions of ``kind`` (``lookup`` with its ruleset's starter pack and its custom pack)."""
-    from combat.engine.rulesets import get_ruleset
+    rules = _registry().get(state.ruleset)
+    if rules is None:
+        from combat.engine.rulesets import get_ruleset
 
-    return lookup(get_ruleset(state.ruleset).content, state.extra.get("content"), kind)
+        rules = get_ruleset(state.ruleset)  # raises UnknownRuleset
+    return lookup(rules.content, state.extra.get("content"), kind)
+
+
+@functools.cache
+def _registry() -> Mapping[str, type[Ruleset]]:
+    """The ruleset registry, imported on first use (it imports this module); rules read it often."""
+    from combat.engine.rulesets import RULESETS
+
+    return RULESETS
 
 
 def definition(state: BattleState, kind: str, key: Any) -> dict[str, Any] | None:
