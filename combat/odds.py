@@ -192,11 +192,12 @@ def cancel(battle_id: int, user: Any) -> tuple[OddsJob | None, str]:
 
 
 def _stock_words(stock: list[dict[str, Any]]) -> list[str]:
-    """Average stock in a player's words: ``"MP 6.5"``, ``"Healing Potion 0.4 of 2"``."""
+    """Average stock in a player's words: ``"MP 6.5"``, ``"Healing Potion 0.4 of 2"`` (the figures kept
+    on one line: no-break spaces)."""
     out = []
     for s in stock:
         left = f"{s['left']:.1f}".removesuffix(".0")
-        out.append(f"{s['name']} {left}" + (f" of {s['full']}" if s.get("full") else ""))
+        out.append(f"{s['name']} {left}" + (f"\u00a0of\u00a0{s['full']}" if s.get("full") else ""))
     return out
 
 

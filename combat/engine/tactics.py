@@ -212,7 +212,11 @@ class Tactics:
         ]
         found = [cand for cand in self.candidates(sight, c, options) if cand.score > 0]
         if not found:
-            return Choice(Action("end_turn", c.id), self.idle_reason(sight, c))
+            spent = steps > 0 and not options  # it has acted, and nothing is left open to it
+            why = (
+                f"{c.name} ends the turn: nothing left to act with." if spent else self.idle_reason(sight, c)
+            )
+            return Choice(Action("end_turn", c.id), why)
         top = max(round(cand.score, 3) for cand in found)
         ties = [i for i, cand in enumerate(found) if round(cand.score, 3) == top]
         if len(ties) > 1:  # one draw per candidate, in order: the same battle breaks the tie the same way

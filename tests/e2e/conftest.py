@@ -31,6 +31,17 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 ARTIFACTS = pathlib.Path(__file__).resolve().parent / "artifacts"
+
+
+def shots_folder() -> pathlib.Path | None:
+    """Where screenshots asked for with ``VTT_SHOTS`` go: ``1`` for tests/e2e/artifacts/, or a folder's
+    path; None when it is unset (or ``0``)."""
+    value = os.environ.get("VTT_SHOTS", "")
+    if value in ("", "0"):
+        return None
+    return ARTIFACTS if value == "1" else pathlib.Path(value)
+
+
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
 

@@ -224,17 +224,24 @@ def phone_layout_problems(page: Page) -> list[str]:
     )
 
 
-def started_battle(t: dict[str, Any]) -> Battle:
-    """A started Luck battle made through the services (the fault is the point here)."""
+def ford_battle(t: dict[str, Any], places: dict[str, list[int]]) -> Battle:
+    """A Luck battle at the ford (8 x 6) in set-up, made through the services, with the table's
+    characters of ``places`` (``{"alice": [0, 0], ...}``) on their squares."""
     gm = t["users"]["gm"]
     result = services.create_battle(
         t["campaign"], gm, "Ford", 8, 6, ruleset="luck", options=t["campaign"].house_rules(), seed=7
     )
     assert result.ok, result.reason
-    for key, pos in (("alice", [0, 0]), ("bob", [0, 1]), ("monster", [5, 0])):
+    for key, pos in places.items():
         assert services.add_combatant(result.battle_id, gm, t["chars"][key], pos=pos).ok
-    assert services.start_battle(result.battle_id, gm).ok
     return Battle.objects.get(pk=result.battle_id)
+
+
+def started_battle(t: dict[str, Any]) -> Battle:
+    """A started Luck battle made through the services (the fault is the point here)."""
+    battle = ford_battle(t, {"alice": [0, 0], "bob": [0, 1], "monster": [5, 0]})
+    assert services.start_battle(battle.pk, t["users"]["gm"]).ok
+    return Battle.objects.get(pk=battle.pk)
 
 
 def off_loop(fn: Any) -> Any:

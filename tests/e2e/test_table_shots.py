@@ -4,20 +4,19 @@ is taken after checking what it shows; they go to tests/e2e/artifacts/ (and $VTT
 
 from __future__ import annotations
 
-import os
 import pathlib
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, LAPTOP, PHONE
+from tests.e2e.conftest import ARTIFACTS, LAPTOP, PHONE, shots_folder
 from tests.e2e.seats import WAIT, combatant_ids, login, wait_live
 
 SIZES = {"390": PHONE, "1280": LAPTOP}
 
 
 def _save(page, name: str) -> None:
-    for folder in filter(None, [str(ARTIFACTS), os.environ.get("VTT_SHOTS")]):
+    for folder in {ARTIFACTS, shots_folder() or ARTIFACTS}:
         pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(pathlib.Path(folder) / f"{name}.png"))
 

@@ -8,21 +8,19 @@ goes through the services. Each screen's words are checked, and the screenshots 
 
 from __future__ import annotations
 
-import os
-import pathlib
 import re
 
 from playwright.sync_api import Page, expect
 
 from combat import services
 from combat.models import Battle
-from tests.e2e.conftest import ARTIFACTS, LAPTOP, OPEN_PAGES, PHONE
+from tests.e2e.conftest import ARTIFACTS, LAPTOP, OPEN_PAGES, PHONE, shots_folder
 from tests.e2e.seats import WAIT, do_on_token, login, off_loop, wait_live
 from tests.table import make_campaign, make_user
 from vtt.content import character_templates
 from vtt.models import Character, CharacterKind
 
-SHOTS = pathlib.Path(os.environ.get("VTT_SHOTS") or ARTIFACTS)
+SHOTS = shots_folder() or ARTIFACTS
 
 
 def _save(page: Page, name: str) -> None:

@@ -72,7 +72,7 @@ def test_the_gm_checks_the_odds_and_the_request_only_queues_the_job(
     assert "the party wins" in page and "Ayla" in page and "Bram" in page and "Goes down" in page
     assert "HP left" in page and "Check the odds" not in page
     # What the fight spends (Ayla's potion), never what every turn gives back (actions, interrupt).
-    assert "Resources left" in page and re.search(r"Healing Potion [01](\.\d)? of 1", page), page
+    assert "Resources left" in page and re.search(r"Healing Potion [01](\.\d)?\sof\s1", page), page
     assert "Actions" not in page and "Interrupt" not in page
 
 

@@ -53,6 +53,7 @@ def test_the_gm_lets_the_tactics_play_the_goblins_turn_and_undoes_it(client):
     log = client.get(f"/battles/{battle.pk}/").content.decode()
     assert reasons[0] in log and str(SECRET_HP) not in log  # the reason, never the hidden HP
     assert log.count("Goblin ends the turn") == 1  # the tactics' reason, not a second plain line
+    assert 'class="entry tactics-reason"' in log  # the reasons are told apart from what happened
     assert services.undo(battle.pk, users["gm"]).ok
     battle.refresh_from_db()
     assert battle.seq == before and current(battle).name == "Goblin"
