@@ -9,7 +9,9 @@ The turn frame lives here, the judgement in each ruleset's ``tactics.py``:
    the ruleset knows better; a GM-only ruling keeps the default);
 2. otherwise the acting combatant's options of ENG-5 (``legal_actions``) are
    scored by the ruleset (``candidates``: each a ``Candidate`` with a score in
-   hit points gained for the side, an action and its reason);
+   hit points gained for the side, an action and its reason): every option but
+   the moves by ``scored``, then the moves by ``moving``, with the shared parts
+   here (``hits``, ``heals``, ``best_square``, ``close_in``);
 3. the best one is taken, ending the turn scores 0 (nothing worth doing),
    and a turn that has already taken ``MAX_STEPS`` actions ends.
 
