@@ -50,4 +50,4 @@ def test_every_package_has_its_tactics_behind_the_one_interface():
         )
         assert isinstance(ruleset.tactics, Tactics), key
         assert type(ruleset.tactics).__module__.endswith(".tactics"), key
-        assert type(ruleset.tactics).candidates is not Tactics.candidates, key  # its own judgement
+        assert type(ruleset.tactics).scored is not Tactics.scored, key  # its own judgement
