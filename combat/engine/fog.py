@@ -53,22 +53,31 @@ def fogged(state: BattleState, square: Iterable[int] | None) -> bool:
     return 0 <= y < len(fog) and 0 <= x < len(fog[y]) and fog[y][x] == FOG
 
 
+def begun(state: BattleState) -> bool:
+    """Whether the battle has begun: it runs, or it ended after its start (one ended from its set-up
+    never had a turn order)."""
+    return state.phase == "active" or (state.phase == "ended" and bool(state.order))
+
+
 def unseen(state: BattleState, viewer_id: str | None, gm: bool = False) -> frozenset[str]:
     """The combatants a player (``viewer_id``; None: any player or observer) may not know of: those
-    not on a side the viewer plays that stand in fog or are hidden by the GM (``gm.hide``). The GM
-    sees every one."""
+    not on a side the viewer plays that stand in fog or are hidden by the GM (``gm.hide``), and
+    every one of them while the battle has not begun (the GM's set-up is no spoiler). The GM sees
+    every one."""
     if gm:
         return frozenset()
     fog = rows(state)
     hidden = [c for c in state.combatants.values() if c.extra.get("hidden")]
-    if fog is None and not hidden:
+    setting_up = not begun(state)
+    if fog is None and not hidden and not setting_up:
         return frozenset()
     sides = {c.side for c in state.combatants.values() if viewer_id is not None and c.controller == viewer_id}
     sides = sides or {"party"}
     return frozenset(
         cid
         for cid, c in state.combatants.items()
-        if c.side not in sides and (c.extra.get("hidden") or (c.pos is not None and fogged(state, c.pos)))
+        if c.side not in sides
+        and (setting_up or c.extra.get("hidden") or (c.pos is not None and fogged(state, c.pos)))
     )
 
 

@@ -9,7 +9,8 @@ Fog of war (``fog``) is decided here too: a player sees the fog's revealed squar
 blocked squares among them, and nothing of a combatant standing in fog that is not on their side
 (``fog.unseen``): not in the combatants, the turn order, whose turn it is, a reaction window, a
 prompt's words, the options of their own turn, nor the log (``event_data_for`` drops an event
-about one). Once its square is revealed it is seen again, its whole story with it.
+about one). Once its square is revealed it is seen again, its whole story with it. Until the
+battle begins, every combatant not on their side is unseen the same way: the set-up is no spoiler.
 
 Hidden HP (the ``hide_enemy_hp`` option) is decided here and nowhere else:
 ``hidden_ids`` says whose numbers a viewer may not see, ``view_for`` gives

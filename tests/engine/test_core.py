@@ -166,6 +166,7 @@ def test_view_hides_enemy_hp_from_players_only():
     shown = Battle("luck", {"hide_enemy_hp": False})
     shown.add("Ash", pos=(0, 0), controller="7")
     o2 = shown.add("Orc", "enemy", (1, 0), hp=8)
+    shown.act("setup.start", dice=[10, 3])
     assert view_for(shown.state, Viewer("player", "7"))["combatants"][o2]["hp"] == 8
     json.dumps(gm)
 

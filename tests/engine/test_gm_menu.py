@@ -54,3 +54,22 @@ def test_hiding_needs_a_yes_or_no_and_a_combatant():
     assert isinstance(b.try_act("gm.hide", combatant=o, hidden="yes"), Refusal)
     assert isinstance(b.try_act("gm.hide", combatant="c99", hidden=True), Refusal)
     assert b.state.to_dict() == before
+
+
+def test_players_know_nothing_of_the_other_side_before_the_battle_begins():
+    b = Battle("luck")
+    a = b.add("Ash", "party", (0, 0), controller="7", hp=12, initiative=3)
+    o = b.add("Orc", "enemy", (3, 0), hp=10, initiative=1)
+    player, watcher = Viewer(role="player", user_id="7"), Viewer(role="observer")
+    for viewer in (player, watcher):
+        assert unseen_ids(b.state, viewer) == frozenset({o})
+        assert list(view_for(b.state, viewer)["combatants"]) == [a]
+    assert set(view_for(b.state, Viewer(role="gm"))["combatants"]) == {a, o}
+    b.act("setup.start", dice=[10, 10])
+    assert unseen_ids(b.state, player) == frozenset() and o in view_for(b.state, player)["combatants"]
+    # A battle the GM ends before its start never showed its enemies.
+    unstarted = Battle("luck")
+    unstarted.add("Ash", "party", (0, 0), controller="7", hp=12)
+    orc = unstarted.add("Orc", "enemy", (3, 0), hp=10)
+    unstarted.act("gm.end_battle")
+    assert unseen_ids(unstarted.state, player) == frozenset({orc})

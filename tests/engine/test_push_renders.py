@@ -66,7 +66,7 @@ def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render
 @pytest.mark.parametrize("key", sorted(RULESETS))
 def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_description(key, monkeypatch):
     from combat.engine.core import Viewer
-    from combat.engine.view import hidden_ids
+    from combat.engine.view import hidden_ids, unseen_ids
 
     described = []
     real_describe = log_presenter.describe
@@ -82,18 +82,18 @@ def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_desc
             for vclass, role in (("gm", Role.GM), ("pl", Role.PLAYER)):
                 state = table.state
                 names = {cid: c.name for cid, c in state.combatants.items()}
-                hidden = hidden_ids(state, Viewer(role=role))
+                hidden, unseen = hidden_ids(state, Viewer(role=role)), unseen_ids(state, Viewer(role=role))
                 described.clear()
                 fast = presenters.shared_context(table, vclass)["log_html"]
                 work = len(described)
-                fresh = log_presenter.log_entries(table.events, names, hidden)
+                fresh = log_presenter.log_entries(table.events, names, hidden, unseen=unseen)
                 assert fast == "".join(e["html"] for e in fresh), f"{vclass} log after event {n}"
                 if n == 2 and log is other:
                     assert work == 2, "another window's events are described anew"
-                elif seen.get(vclass) == (names, hidden):
+                elif seen.get(vclass) == (names, hidden, unseen):
                     assert work == 1, "only the new event is described"
                     hits += 1
-                seen[vclass] = (names, hidden)
+                seen[vclass] = (names, hidden, unseen)
     assert hits > len(first)  # most changes keep the names and the hidden combatants
 
 

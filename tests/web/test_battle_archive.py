@@ -76,11 +76,16 @@ def test_replay_steps_through_the_stored_log_with_the_log_in_sync(client, ended)
     gm, player, _, campaign, battle = ended
     client.force_login(player)
     events = archive.events_of(battle)
-    for step in (1, 5, len(events)):
+    start = next(i for i, e in enumerate(events, 1) if e.type == "battle.started")
+    for step in (1, start, start + 2, len(events)):
         page = client.get(f"/battles/{battle.pk}/replay?step={step}").content.decode()
         assert f"Step {step} of {len(events)}" in page
         assert f'data-seq="{step}"' in page or step == 1  # the newest log entry shown is this step's
         assert f'data-seq="{step + 1}"' not in page  # nothing after it
+    # The steps of the set-up show the players what they saw then: their party, no enemy yet.
+    enemy = next(c["name"] for c in battle.snapshot["combatants"].values() if c["side"] == "enemy")
+    assert enemy not in client.get(f"/battles/{battle.pk}/replay?step={start - 1}").content.decode()
+    assert enemy in client.get(f"/battles/{battle.pk}/replay?step={start}").content.decode()
     state = archive.state_at(events, 5)
     assert state.seq == 5
     hx = client.get(f"/battles/{battle.pk}/replay?step=2", HTTP_HX_REQUEST="true").content.decode()

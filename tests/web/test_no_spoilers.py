@@ -95,3 +95,66 @@ def test_a_monster_the_gm_hides_stays_unknown_after_the_start(client, gm, player
     )
     assert shown.ok
     assert MONSTER.encode() in _player_page(client, player, campaign)
+
+
+def _pushes(monkeypatch) -> list[dict]:
+    """What the live table sends to the battle's sockets from now on (``combat.live.publish``)."""
+    from combat import live  # noqa: PLC0415
+
+    sent: list[dict] = []
+    monkeypatch.setattr(live, "publish", lambda group, message: sent.append(message))
+    return sent
+
+
+def _player_bytes(message: dict) -> bytes:
+    """Every part of a pushed message a player's or observer's socket may pick."""
+    parts = [message.get("pl", ""), message.get("watch", ""), *message.get("users", {}).values()]
+    return "".join(parts).encode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_who_opens_a_battle_in_set_up_by_its_url_meets_no_monster(
+    client, gm, player, prepared, monkeypatch
+):
+    from combat import consumers  # noqa: PLC0415
+
+    campaign, battle = prepared
+    sent = _pushes(monkeypatch)
+    # The GM adds a second monster and moves the first one while setting up: both are pushed.
+    goblin = Character.objects.get(campaign=campaign, name=MONSTER)
+    added = services.add_combatant(
+        battle.pk, gm, goblin, params={"name": f"{MONSTER} 2", "side": "enemy"}, pos=[11, 0]
+    )
+    assert added.ok, added.reason
+    state = services.load_state(Battle.objects.get(pk=battle.pk))
+    first = next(c for c in state.combatants.values() if c.name == MONSTER)
+    moved = services.submit_action(
+        battle.pk, gm, {"kind": "setup.place", "params": {"combatant": first.id, "pos": [9, 9]}}, None
+    )
+    assert moved.ok, moved.reason
+    assert len(sent) == 2 and all(MONSTER.encode() in m["gm"].encode() for m in sent)  # the GM sees it
+    client.force_login(player)
+    page = client.get(f"/battles/{battle.pk}/")
+    assert page.status_code == 200 and b"Mira" in page.content  # the party is no secret
+    log = client.get(f"/battles/{battle.pk}/log?before=999999")
+    export = client.get(f"/battles/{battle.pk}/export")
+    refused = client.post(f"/battles/{battle.pk}/start", {"expected_seq": ""}, HTTP_HX_REQUEST="true")
+    assert export.status_code == 403 and refused.status_code == 403
+    socket = consumers._fresh(battle.pk, "player", str(player.pk))  # what a socket sends on connecting
+    assert socket is not None
+    seen = {
+        "page": page.content,
+        "log": log.content,
+        "export": export.content,
+        "refusal": refused.content,
+        "socket": socket[2].encode(),
+        **{f"push {i}": _player_bytes(m) for i, m in enumerate(sent)},
+    }
+    for where, body in seen.items():
+        assert MONSTER.encode() not in body, where
+        assert f'data-cid="{first.id}"'.encode() not in body, where
+    # Once the battle begins, the monsters in view are there for the players.
+    started = services.start_battle(battle.pk, gm)
+    assert started.ok, started.reason
+    assert MONSTER.encode() in _player_bytes(sent[-1])
+    assert MONSTER.encode() in client.get(f"/battles/{battle.pk}/").content
