@@ -91,7 +91,11 @@ def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, int, str] | No
     return table.battle.seq, table.battle.version, html
 
 
-EMPTY_GM_PANEL = '<section id="gm-panel" hx-swap-oob="true" hidden></section>'
+# What a GM's page keeps of the GM's own elements once their role changes: nothing (no "End battle").
+EMPTY_GM_PANEL = (
+    '<section id="gm-panel" hx-swap-oob="true" hidden></section>'
+    '<div id="gm-head" hx-swap-oob="true" class="gm-head"></div>'
+)
 
 
 class BattleConsumer(sockets.PushConsumer):

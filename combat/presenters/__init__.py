@@ -38,7 +38,8 @@ WATCHER = "watcher"
 # Regions (partial names) each message carries; every one is a top-level element with an id.
 SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
 USER_REGIONS = ("actions", "prompt", "sheet")
-GM_REGIONS = (*SHARED_REGIONS, "gm", *USER_REGIONS)
+# The GM's: besides, the GM panel and the header's "End battle" (gone once the battle is over).
+GM_REGIONS = (*SHARED_REGIONS, "gm", "gm_head", *USER_REGIONS)
 # A viewer's own regions, each with the whole context its partial receives while it holds no form:
 # most changes are someone else's turn, and a waiting player's panel, empty prompt and unchanged
 # sheet then come from the cache instead of three renders.

@@ -59,6 +59,7 @@ async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(l
         at_once = "".join(await frames(gm, 1.5, until='id="battle-seq"'))
         assert 'id="board"' in at_once and str(SECRET_HP) not in at_once
         assert '<section id="gm-panel" hx-swap-oob="true" hidden></section>' in at_once
+        assert '<div id="gm-head" hx-swap-oob="true" class="gm-head"></div>' in at_once  # no End battle
         await asyncio.sleep(consumers.SYNC_EVERY)
         # The next sync...
         await gm.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))

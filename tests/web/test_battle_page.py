@@ -141,3 +141,40 @@ def test_pushed_regions_render_numbers_as_the_localised_page_would(monkeypatch):
     assert same(fast["gm"]) == same(slow["gm"]) and same(fast["pl"]) == same(slow["pl"])
     assert {k: same(v) for k, v in fast["users"].items()} == {k: same(v) for k, v in slow["users"].items()}
     assert "4321" in fast["gm"]  # the Goblin's HP, a number rendered in the GM's view
+
+
+def _swapped(page: str, pushed: str) -> str:
+    """``page`` after htmx swapped the pushed message's top-level elements in by their ids."""
+    from lxml import html as lxml_html  # noqa: PLC0415
+
+    root = lxml_html.document_fromstring(page)
+    for element in lxml_html.fragments_fromstring(pushed):
+        if not isinstance(element.tag, str) or not element.get("id"):
+            continue
+        found = root.xpath("//*[@id=$i]", i=element.get("id"))
+        if found:
+            element.tail = found[0].tail
+            found[0].getparent().replace(found[0], element)
+    return lxml_html.tostring(root, encoding="unicode")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_end_battle_leaves_the_header_once_the_battle_is_over(client, monkeypatch):
+    from combat import live, services
+
+    users, _, battle = table()
+    sent: list[dict] = []
+    monkeypatch.setattr(live, "publish", lambda group, message: sent.append(message))
+    client.force_login(users["gm"])
+    page = client.get(f"/battles/{battle.pk}/").content.decode()
+    assert page.count(">End battle</button>") == 1
+    ended = services.gm_override(battle.pk, users["gm"], {"kind": "gm.end_battle", "params": {}}, battle.seq)
+    assert ended.ok, ended.reason
+    # The GM's open page, after the push: no End battle (a second press would be refused).
+    assert ">End battle</button>" not in _swapped(page, sent[-1]["gm"])
+    assert "Battle over" in _swapped(page, sent[-1]["gm"])
+    assert ">End battle</button>" not in client.get(f"/battles/{battle.pk}/").content.decode()
+    # Undone, the battle runs again, and the button is back.
+    undone = services.undo(battle.pk, users["gm"], ended.seq)
+    assert undone.ok, undone.reason
+    assert _swapped(page, sent[-1]["gm"]).count(">End battle</button>") == 1
