@@ -217,12 +217,19 @@ def gm_move(ctx: Ctx, action: Action) -> Refusal | None:
     return None
 
 
+def may_hide(c: Combatant) -> bool:
+    """Whether the GM may hide ``c`` from the players: a monster or NPC, never a player's character."""
+    return c.kind != "pc" and c.controller is None
+
+
 def gm_hide(ctx: Ctx, action: Action) -> Refusal | None:
     """Hide a combatant from the players (they know nothing of it, as of one in fog) or reveal it."""
     c = _combatant(ctx.state, action.params)
     if isinstance(c, Refusal):
         return c
     hidden = action.params.get("hidden")
+    if hidden is True and not may_hide(c):
+        return Refusal(f"{c.name} is a player's character: it cannot be hidden from the players.")
     if type(hidden) is not bool:
         return Refusal("Hide or reveal: say which.")
     if bool(c.extra.get("hidden")) == hidden:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.engine.gm import may_hide
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
 from combat.engine.state import BattleState, Combatant
@@ -65,6 +66,7 @@ def menu_context(
             "max_hp": c.max_hp,
             "row": c.row,
             "hidden": bool(c.extra.get("hidden")),
+            "may_hide": may_hide(c),
             "statuses": [[k, status_name(state, k)] for k in sorted(c.statuses)],
         },
         "phase": state.phase,

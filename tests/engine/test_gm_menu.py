@@ -73,3 +73,24 @@ def test_players_know_nothing_of_the_other_side_before_the_battle_begins():
     orc = unstarted.add("Orc", "enemy", (3, 0), hp=10)
     unstarted.act("gm.end_battle")
     assert unseen_ids(unstarted.state, player) == frozenset({orc})
+
+
+def test_the_gm_may_not_hide_a_players_character_from_the_players():
+    # RULE: ENG-4
+    b = Battle("luck")
+    a = b.add("Ash", "party", (0, 0), controller="7", hp=12, initiative=3)
+    pc = b.add("Bram", "party", (0, 2), kind="pc", hp=12)  # a PC the GM runs while its player is away
+    guide = b.add("Guide", "party", (0, 4), kind="npc", hp=12)
+    o = b.add("Orc", "enemy", (3, 0), hp=10, initiative=1)
+    before = b.state.to_dict()
+    for cid in (a, pc):
+        refusal = b.try_act("gm.hide", combatant=cid, hidden=True)
+        assert isinstance(refusal, Refusal), refusal
+        assert (
+            refusal.reason
+            == f"{b.c(cid).name} is a player's character: it cannot be hidden from the players."
+        )
+    assert b.state.to_dict() == before
+    # An NPC ally and a monster may be hidden.
+    assert b.act("gm.hide", combatant=guide, hidden=True)[0].type == "combatant.hidden"
+    assert b.act("gm.hide", combatant=o, hidden=True)[0].type == "combatant.hidden"

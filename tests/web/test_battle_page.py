@@ -178,3 +178,30 @@ def test_end_battle_leaves_the_header_once_the_battle_is_over(client, monkeypatc
     undone = services.undo(battle.pk, users["gm"], ended.seq)
     assert undone.ok, undone.reason
     assert _swapped(page, sent[-1]["gm"]).count(">End battle</button>") == 1
+
+
+def test_the_token_menu_offers_hiding_for_monsters_only_and_the_service_refuses_a_party_member(client):
+    from lxml import html as lxml_html
+
+    from combat import services
+
+    users, _, battle = table()
+    client.force_login(users["gm"])
+    page = lxml_html.fromstring(client.get(f"/battles/{battle.pk}/").content)
+    state = services.load_state(battle)
+    for c in state.combatants.values():
+        menu = page.get_element_by_id(f"tm-{c.id}").text_content()
+        assert ("Hide from players" in menu) == (c.side == "enemy"), c.name
+    ayla = next(c for c in state.combatants.values() if c.name == "Ayla")
+    response = client.post(
+        f"/battles/{battle.pk}/act",
+        {"kind": "gm.hide", "combatant": ayla.id, "hidden": "1", "expected_seq": str(battle.seq)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 422
+    assert (
+        "Ayla is a player&#x27;s character: it cannot be hidden from the players."
+        in response.content.decode()
+    )
+    battle.refresh_from_db()
+    assert not services.load_state(battle).combatants[ayla.id].extra.get("hidden")
