@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 PHASES = ("setup", "active", "ended")
+# Where a paused turn flow (``extra["flow"]["at"]``) stands between two turns, not inside one.
+BETWEEN_TURNS = ("round_start", "round_end", "turn")
 SIDES = ("party", "enemy")
 KINDS = ("pc", "npc", "monster")
 ROWS = ("front", "back")
@@ -240,6 +242,14 @@ class BattleState:
         if self.phase != "active" or not self.order or not 0 <= self.turn < len(self.order):
             return None
         return self.combatants.get(self.order[self.turn])
+
+    def acting(self) -> Combatant | None:
+        """The combatant whose turn is under way: ``current()``, or None while the turn flow waits between
+        turns for an answer (a phase at a round's start or end asks someone: nobody acts meanwhile)."""
+        flow = self.extra.get("flow")
+        if self.pending is not None and isinstance(flow, dict) and flow.get("at") in BETWEEN_TURNS:
+            return None
+        return self.current()
 
     def occupant(self, pos: list[int] | tuple[int, int]) -> Combatant | None:
         """The living combatant standing on ``pos``, if any."""

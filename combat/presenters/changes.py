@@ -112,7 +112,7 @@ def turn_of(table: Table, vclass: str) -> tuple[Any, ...]:
     """Where the battle stands as the tracker's head says it to a class: the round, who acts, the
     reaction window it sees, the result. A change of it sends the head and every viewer's own panel."""
     state = table.state
-    current = state.current()
+    current = state.acting()
     return (
         state.round,
         current.id if current is not None else None,
@@ -189,7 +189,7 @@ def _shared(
         return None
     on_board = {entry if isinstance(entry, str) else entry[0] for entry in shape[1]}
     parts = []
-    current = state.current()
+    current = state.acting()
     head = (
         {}
         if not turned

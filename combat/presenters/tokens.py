@@ -56,7 +56,7 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
     ``on_board``: all the board's token shows; ``in_tracker``: all the tracker's row shows.
     """
     state = table.state
-    current = state.current()
+    current = state.acting()
     pending = state.pending
     hp, max_hp = c.get("hp"), c.get("max_hp")
     ratio = c.get("hp_ratio")

@@ -15,7 +15,7 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
     by_id = {t["id"]: t for t in tokens}
     order = [by_id[cid] for cid in state.order if cid in by_id]
     waiting = [t for t in tokens if t["id"] not in state.order]
-    current = state.current()
+    current = state.acting()  # nobody while a phase between turns waits for an answer
     at_table = {t["controller"] for t in tokens if t["controller"]}
     at_table |= {uid for uid, (role, _) in table.members.items() if role == Role.GM}
     rows = []

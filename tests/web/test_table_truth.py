@@ -218,6 +218,40 @@ def test_the_paradigm_job_switch_is_asked_of_mira_about_the_choice(as_user, gm, 
     assert "Mira chooses: Keep Knight." in response.content.decode()
 
 
+def test_while_the_paradigm_phase_asks_mira_the_tracker_says_the_table_waits_for_her(as_user, gm, player):
+    """Nobody acts while a Paradigm Phase asks: the tracker names whom the table waits for, not the
+    combatant whose turn came last (or comes first), at the first round's phase and at a round's end."""
+    battle, mira, grul = _duel(gm, player, "paradigm")
+    asked_in = set()
+    for _ in range(2):
+        _until_mira_is_asked(as_user, gm, battle, mira)
+        battle.refresh_from_db()
+        state = services.load_state(battle)
+        assert state.pending.trigger == "Paradigm Phase"
+        asked_in.add(state.extra["flow"]["at"])
+        for user in (gm, player):
+            page = as_user(user).get(reverse("battle", args=[battle.pk])).content.decode()
+            head = re.search(r'<div id="tracker-head".*?</div>', page, re.S).group(0)
+            assert "Now acting" not in head, head
+            assert "Waiting for Mira to choose (Paradigm Phase)." in head, head
+            order = re.search(r'<ol class="order">.*?</ol>', page, re.S).group(0)
+            assert 'class="tag">acting<' not in order and "acting now" not in page
+        response = as_user(player).post(
+            reverse("battle_act", args=[battle.pk]),
+            {"kind": "answer", "actor": mira, "decision": state.pending.id, "choice": "keep", **_seq(battle)},
+            **HX,
+        )
+        assert response.status_code == 200
+        page = as_user(player).get(reverse("battle", args=[battle.pk])).content.decode()
+        assert "Now acting:" in re.search(r'<div id="tracker-head".*?</div>', page, re.S).group(0)
+    assert asked_in == {"turn", "round_end"}  # at the first round's start, then at a round's end
+
+
+def _seq(battle: Battle) -> dict[str, str]:
+    battle.refresh_from_db()
+    return {"expected_seq": str(battle.seq)}
+
+
 def test_a_sheet_carries_three_potions_used_one_at_a_time_and_written_back_as_a_count(as_user, gm, player):
     """Point 6: the sheet form takes a number of each item; in battle the potions are used one at a
     time; the summary writes back what is left; a potion at full HP is offered greyed with why."""
