@@ -229,7 +229,7 @@ def test_legal_actions_list_cost_targets_squares_and_greyed_reasons():
     assert (opts["Fire Bolt"].available, opts["Fire Bolt"].reason) == (False, "Silence: cannot cast spells.")
     b.act("ability", a, dice=[2, 2], item="healing_potion", targets=[a])
     opts = {o_.label: o_ for o_ in legal_actions(b.state, a)}
-    assert opts["Healing Potion"].reason == "No Healing Potion left."
+    assert opts["Healing Potion (x0)"].reason == "No Healing Potion left."
     assert legal_actions(b.state, o) == []
 
 

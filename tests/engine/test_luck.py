@@ -430,3 +430,16 @@ def test_moves_go_around_walls_and_enemies_and_through_allies():
     assert ev[0].data["path"] == [[0, 0], [0, 1], [0, 2], [0, 3]]
     assert b.try_act("move", a, path=[[1, 3], [1, 2]]) == Refusal("The path is blocked.")  # the orc's square
     assert b.c(o).pos == [1, 2]
+
+
+def test_an_item_button_says_how_many_are_left():
+    # RULE: ENG-5
+    b, a, o, _ = duel(ash=dict(ASH, items=["healing_potion"] * 3))
+    b.act("gm.set_hp", combatant=a, hp=4)
+
+    def potion():
+        return next(x for x in legal_actions(b.state, a) if x.params.get("item") == "healing_potion")
+
+    assert (potion().label, potion().available) == ("Healing Potion (x3)", True)
+    b.act("ability", a, dice=[4, 4], item="healing_potion", targets=[a])
+    assert potion().label == "Healing Potion (x2)"

@@ -412,8 +412,12 @@ def _ability_option(state: BattleState, c: Combatant, ref: str, a: dict[str, Any
     """A weapon, ability or item: its targets in range, or the squares whose burst catches one."""
     metric = grid_metric_of(state)
     gate = ability_gate(state, c, a)
-    if ref.startswith("item:") and items_left(c, ref[5:]) < 1:
-        gate = f"No {a['name']} left."
+    label = a["name"]
+    if ref.startswith("item:"):
+        left = items_left(c, ref[5:])
+        label = f"{a['name']} (x{left})"  # how many are left, as Paradigm Rows' item buttons say
+        if left < 1:
+            gate = f"No {a['name']} left."
     targets: list[str] = []
     squares: list[list[int]] = []
     areas: dict[str, list[list[int]]] = {}
@@ -448,7 +452,7 @@ def _ability_option(state: BattleState, c: Combatant, ref: str, a: dict[str, Any
         gate = "No target in range."
     return ActionOption(
         "ability",
-        a["name"],
+        label,
         {"actions": a["cost"]},
         targets,
         squares,
