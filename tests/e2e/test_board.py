@@ -117,6 +117,10 @@ def test_a_gm_uploads_a_map_and_a_portrait_and_a_players_phone_sees_both(asgi_se
     board_map = bob.locator("#board .board-map")
     expect(board_map).to_be_visible()
     assert image_loaded(board_map)
+    # The set-up is the GM's secret: Bob's phone shows Alia alone until the battle begins.
+    expect(bob.locator("#board .token")).to_have_count(1)
+    assert "Grik" not in bob.content()
+    gm.get_by_role("button", name="Start the battle").click()
     goblin_on_phone = bob.locator('#board .token[data-x="9"][data-y="6"]')
     expect(goblin_on_phone).to_have_attribute("title", "Grik")
     face = goblin_on_phone.locator("img.face")
