@@ -6,6 +6,7 @@ on a map in tests/e2e/artifacts/board-*.png.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -180,6 +181,60 @@ def test_the_board_fills_its_panel_fits_on_load_and_zooms_pans_and_centres(asgi_
     assert view["y"] <= acting["y"] and acting["y"] + acting["height"] <= view["y"] + view["height"]
     page.get_by_role("button", name="Fit board").click()
     assert board.bounding_box()["width"] <= scroller.bounding_box()["width"]
+
+
+def _whole_board_in_view(page: Page) -> None:
+    """Every square of the board lies inside the board's panel and inside the window."""
+    board, view = page.locator("#board").bounding_box(), page.locator("[data-board-view]").bounding_box()
+    window = page.viewport_size
+    assert board is not None and view is not None and window is not None
+    edges = (board["x"], board["y"], board["x"] + board["width"], board["y"] + board["height"])
+    slack = 1  # subpixel rounding
+    assert edges[0] >= view["x"] - slack and edges[2] <= view["x"] + view["width"] + slack, (board, view)
+    assert edges[1] >= view["y"] - slack and edges[3] <= view["y"] + view["height"] + slack, (board, view)
+    assert edges[0] >= -slack and edges[1] >= -slack, (board, window)
+    assert edges[2] <= window["width"] + slack and edges[3] <= window["height"] + slack, (board, window)
+
+
+def _long_hall(t: dict) -> int:
+    """A started battle on a board far taller than wide (8 x 30): its height limits the fit."""
+    campaign, gm = t["campaign"], t["users"]["gm"]
+    made = services.create_battle(
+        campaign, gm, "Long hall", 8, 30, ruleset=campaign.ruleset, options=campaign.house_rules()
+    )
+    for key, pos in (("alice", [1, 1]), ("bob", [6, 2]), ("monster", [4, 28])):
+        assert services.add_combatant(made.battle_id, gm, t["chars"][key], pos=pos).ok
+    assert services.start_battle(made.battle_id, gm).ok
+    return made.battle_id
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["1280x800", "390x844"])
+def test_fit_board_shows_the_whole_board_in_view(asgi_server, browser, viewport):
+    """Zoomed in, panned to a corner and the page scrolled: "Fit board" brings every square into sight,
+    for the GM and a player, on a laptop and on a phone, for a wide board on a map and a tall one."""
+    t = make_table("luck")
+    for battle_id, who in itertools.product((battle_on_a_map(t), _long_hall(t)), ("gm", "bob")):
+        page = new_page(browser, viewport)
+        login(page, asgi_server, t["users"][who].username)
+        page.goto(f"{asgi_server}/battles/{battle_id}/")
+        wait_live(page)
+        scroller = page.locator("[data-board-view]")
+        for _ in range(3):
+            page.get_by_role("button", name="Zoom in").click()
+        scroller.evaluate("el => { el.scrollLeft = el.scrollWidth; el.scrollTop = el.scrollHeight; }")
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        zoomed, view = page.locator("#board").bounding_box(), scroller.bounding_box()
+        assert zoomed["width"] > view["width"] or zoomed["height"] > view["height"]  # no longer in sight
+        fit = page.get_by_role("button", name="Fit board")
+        fit.scroll_into_view_if_needed()  # where a person scrolls back up to reach it
+        fit.click()
+        _whole_board_in_view(page)
+        assert page.locator("#board .token").count() == 3  # every token on it, none cut off
+        for token in page.locator("#board .token").all():
+            box = token.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= viewport["height"] + 1, who
+        page.context.close()
 
 
 @pytest.mark.django_db(transaction=True)
