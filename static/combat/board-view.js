@@ -82,6 +82,8 @@
     // On a phone a wide board leaves the box half empty: shrink the box to the board, so the
     // tracker and the action sheet below come up into sight.
     if (!wide.matches && cell * d.rows + 12 < h) { scroller.style.maxHeight = (cell * d.rows + 12) + "px"; }
+    // A box running below the fold centres the board partly out of sight: end the box at the fold.
+    else if (scroller.clientHeight > h + 8) { scroller.style.maxHeight = (h + 8) + "px"; }
     fitted = true;
   }
 

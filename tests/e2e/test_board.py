@@ -196,13 +196,13 @@ def _whole_board_in_view(page: Page) -> None:
     assert edges[2] <= window["width"] + slack and edges[3] <= window["height"] + slack, (board, window)
 
 
-def _long_hall(t: dict) -> int:
-    """A started battle on a board far taller than wide (8 x 30): its height limits the fit."""
+def _long_hall(t: dict, cols: int = 8, rows: int = 30) -> int:
+    """A started battle on a board of its own (8 x 30: far taller than wide, its height limits the fit)."""
     campaign, gm = t["campaign"], t["users"]["gm"]
     made = services.create_battle(
-        campaign, gm, "Long hall", 8, 30, ruleset=campaign.ruleset, options=campaign.house_rules()
+        campaign, gm, "Long hall", cols, rows, ruleset=campaign.ruleset, options=campaign.house_rules()
     )
-    for key, pos in (("alice", [1, 1]), ("bob", [6, 2]), ("monster", [4, 28])):
+    for key, pos in (("alice", [1, 1]), ("bob", [6, 2]), ("monster", [4, rows - 2])):
         assert services.add_combatant(made.battle_id, gm, t["chars"][key], pos=pos).ok
     assert services.start_battle(made.battle_id, gm).ok
     return made.battle_id
@@ -211,14 +211,18 @@ def _long_hall(t: dict) -> int:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["1280x800", "390x844"])
 def test_fit_board_shows_the_whole_board_in_view(asgi_server, browser, viewport):
-    """Zoomed in, panned to a corner and the page scrolled: "Fit board" brings every square into sight,
-    for the GM and a player, on a laptop and on a phone, for a wide board on a map and a tall one."""
+    """As the page opens, and zoomed in, panned to a corner and the page scrolled: "Fit board" brings
+    every square into sight, for the GM and a player, on a laptop and on a phone, for a wide board on
+    a map, a tall one and the 12 x 10 board of a new battle."""
     t = make_table("luck")
-    for battle_id, who in itertools.product((battle_on_a_map(t), _long_hall(t)), ("gm", "bob")):
+    boards = (battle_on_a_map(t), _long_hall(t), _long_hall(t, 12, 10))
+    for battle_id, who in itertools.product(boards, ("gm", "bob")):
         page = new_page(browser, viewport)
         login(page, asgi_server, t["users"][who].username)
         page.goto(f"{asgi_server}/battles/{battle_id}/")
         wait_live(page)
+        page.get_by_role("button", name="Fit board").click()  # the page as it opened, at its top
+        _whole_board_in_view(page)
         scroller = page.locator("[data-board-view]")
         for _ in range(3):
             page.get_by_role("button", name="Zoom in").click()
