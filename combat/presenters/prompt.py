@@ -20,8 +20,8 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
             prompt, table.state, unseen_ids(table.state, Viewer(role=Role.PLAYER, user_id=user_id))
         )
     who = table.state.combatants.get(prompt.combatant) if prompt is not None else None
-    # The question is put to its addressee as it is; the GM, who may answer any, is told for whom.
-    return {"prompt": prompt, "prompt_for": who.name if who is not None and is_gm else ""}
+    # Whoever answers is told for whom: the GM may answer any, a player may play several characters.
+    return {"prompt": prompt, "prompt_for": who.name if who is not None else ""}
 
 
 def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:

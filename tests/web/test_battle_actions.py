@@ -224,9 +224,11 @@ def test_a_reaction_prompt_reaches_its_player_and_the_gm_and_is_answered(client)
     for who in ("other_player", "gm", "player"):
         client.force_login(users[who])
         pages[who] = client.get(f"/battles/{battle.pk}/").content.decode()
-    # The question is put to Bram's player about the choice; the GM is told for whom; others only wait.
+    # The question is put to Bram's player about the choice, and both they (who may play several
+    # characters) and the GM are told for whom; others only wait.
     question = re.compile(r'<h2 id="prompt-title">[^<]*Interrupt it\?</h2>')
     assert question.search(pages["other_player"]) and "Parry" in pages["other_player"]
+    assert "Answer for Bram" in pages["other_player"]
     assert question.search(pages["gm"]) and "Answer for Bram" in pages["gm"]
     assert not question.search(pages["player"]) and "may react" not in pages["player"]
     assert "Waiting for Bram to choose" in pages["player"]
