@@ -16,6 +16,8 @@ SIZES = {"390": PHONE, "1280": LAPTOP}
 
 
 def _save(page, name: str) -> None:
+    # Nothing but the board scrolls sideways: the page is no wider than the window.
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"], name
     for folder in {ARTIFACTS, shots_folder() or ARTIFACTS}:
         pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(pathlib.Path(folder) / f"{name}.png"))
