@@ -1,8 +1,16 @@
 """Browser tests: a real ASGI server (daphne, spawned process) and Debian's Chromium.
 
 Run in their own pytest process (``make test`` does): sync Playwright cannot
-share an event loop with pytest-asyncio tests. Screenshots go to
-``tests/e2e/artifacts/`` (ignored by git).
+share an event loop with pytest-asyncio tests.
+
+One server serves the whole run (``asgi_server``); each test still gets an empty database
+(``transactional_db``) and the pages it opened are closed before the next test. Ids never repeat
+within a run, so the server's caches need no emptying. Tests that stop, restart or configure their
+server start their own (``live_server_process``, ``Server(env=...)``).
+
+Screenshots that no test reads are taken only with ``VTT_SHOTS`` set: ``VTT_SHOTS=1`` puts them in
+``tests/e2e/artifacts/`` (ignored by git), any other value names the folder. A failing test's
+pages are always shot into ``tests/e2e/artifacts/``.
 """
 
 from __future__ import annotations
@@ -44,6 +52,19 @@ def shots_folder() -> pathlib.Path | None:
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
+
+
+SHOTS = shots_folder()
+
+
+def save_shot(page, name: str, full_page: bool = True) -> pathlib.Path | None:
+    """Save a screenshot of ``page`` as <name>.png into the VTT_SHOTS folder; nothing when it is not set."""
+    if SHOTS is None:
+        return None
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -120,7 +141,17 @@ class Server:
 
 @pytest.fixture
 def live_server_process(transactional_db):
-    """A restartable ASGI server (see ``Server``)."""
+    """A server of the test's own, restartable (see ``Server``)."""
+    server = Server()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def _session_server(django_db_setup, _session_media):
+    """The server of the whole run: started once the test database exists, stopped before it goes."""
     server = Server()
     try:
         yield server
@@ -129,22 +160,28 @@ def live_server_process(transactional_db):
 
 
 @pytest.fixture
-def asgi_server(live_server_process):
-    """The base URL of a real ASGI server (daphne, spawned process)."""
-    return live_server_process.url
+def asgi_server(request, _session_server, transactional_db):
+    """The base URL of a real ASGI server (daphne, spawned process), shared by the tests of the run.
+
+    The browser contexts a test opens are closed when it ends, before its data is flushed: no page
+    of one test talks to the server during the next.
+    """
+    if _session_server.proc is None or not _session_server.proc.is_alive():  # pragma: no cover
+        _session_server.start()
+    browser = request.getfixturevalue("browser") if "browser" in request.fixturenames else None
+    before = set(browser.contexts) if browser is not None else set()
+    yield _session_server.url
+    if browser is not None:
+        for context in browser.contexts:
+            if context not in before:
+                with contextlib.suppress(Exception):  # already closed by the test
+                    context.close()
 
 
 @pytest.fixture
 def shot():
-    """shot(page, name): save a screenshot into tests/e2e/artifacts/."""
-    ARTIFACTS.mkdir(exist_ok=True)
-
-    def _shot(page, name: str) -> pathlib.Path:
-        path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
-        return path
-
-    return _shot
+    """shot(page, name): save a screenshot (only with VTT_SHOTS set, see ``save_shot``)."""
+    return save_shot
 
 
 # Pages a test opened itself (tests/e2e/seats.py registers each seat): shot on failure too.
@@ -173,18 +210,25 @@ def pytest_runtest_makereport(item, call):
                     screenshot(path=str(ARTIFACTS / f"FAILED-{item.name}-{name}.png"), full_page=True)
 
 
-@pytest.fixture(autouse=True)
-def _media_in_a_temporary_folder(tmp_path_factory, settings):
-    """Uploads go to a folder of this test, the same for the test process and the servers it spawns."""
+@pytest.fixture(scope="session")
+def _session_media(tmp_path_factory):
+    """One media folder for the run, the same for the test process and every server it spawns."""
     folder = str(tmp_path_factory.mktemp("media"))
     saved = os.environ.get("MEDIA_ROOT")
     os.environ["MEDIA_ROOT"] = folder
-    settings.MEDIA_ROOT = folder
-    from combat.table import FACES
-
-    FACES.clear()
     yield folder
     if saved is None:
         os.environ.pop("MEDIA_ROOT", None)
     else:
         os.environ["MEDIA_ROOT"] = saved
+
+
+@pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(_session_media, settings):
+    """Uploads go to the run's media folder (ids never repeat within a run, nor do their files)."""
+    settings.MEDIA_ROOT = _session_media
+    from combat.table import FACES
+
+    FACES.clear()
+    yield _session_media
+    FACES.clear()

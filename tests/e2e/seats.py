@@ -111,16 +111,16 @@ def seq(page: Page) -> int:
     return int(page.locator("#battle-seq").get_attribute("data-seq") or 0)
 
 
-def wait_seq(seats: dict[str, Seat], at_least: int) -> None:
-    """Every seat's page has caught up with the battle's seq (the push arrived)."""
+def wait_seq(seats: dict[str, Seat], at_least: int, timeout: float = WAIT) -> None:
+    """Every seat's page has caught up with the battle's seq (the push arrived) within ``timeout`` ms."""
     for seat in seats.values():
         expect(seat.page.locator("#battle-seq")).to_have_attribute(
-            "data-seq", re.compile(r"\d+"), timeout=WAIT
+            "data-seq", re.compile(r"\d+"), timeout=timeout
         )
         seat.page.wait_for_function(
             "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) >= n",
             arg=at_least,
-            timeout=WAIT,
+            timeout=timeout,
         )
 
 

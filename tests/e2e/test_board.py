@@ -554,10 +554,10 @@ def test_screenshots_of_the_campaign_a_sheet_and_a_battle_on_a_map(asgi_server, 
             player.goto(f"{asgi_server}/battles/{battle_id}/")
             wait_live(player)
             expect(player.locator("#board .board-map")).to_be_visible()
-            player.screenshot(path=str(_artifact(f"board-battle-{w}-{scheme}")))
+            shot(player, f"board-battle-{w}-{scheme}", full_page=False)
             gm.goto(f"{asgi_server}/battles/{battle_id}/")
             wait_live(gm)
-            gm.screenshot(path=str(_artifact(f"board-battle-gm-{w}-{scheme}")))
+            shot(gm, f"board-battle-gm-{w}-{scheme}", full_page=False)
             for page in (gm, player):
                 assert page.evaluate("document.documentElement.scrollWidth") <= w
             gm.context.close()
@@ -582,10 +582,3 @@ def test_no_page_scrolls_sideways_at_common_widths(asgi_server, browser, width):
     ):
         page.goto(asgi_server + path)
         assert page.evaluate("document.documentElement.scrollWidth") <= width, (path, width)
-
-
-def _artifact(name: str):
-    from tests.e2e.conftest import ARTIFACTS
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS / f"{name}.png"

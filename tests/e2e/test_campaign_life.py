@@ -20,6 +20,7 @@ from tests.e2e.seats import (
     gm_move,
     login,
     now_acting,
+    seq,
     wait_live,
 )
 from tests.table import make_user
@@ -91,8 +92,11 @@ def test_gm_makes_a_homebrew_monster_fights_it_applies_the_summary_and_replays(b
     for _ in range(4):
         if now_acting(page).startswith("Frost Wight"):
             break
+        before = seq(page)
         action_button(page, "End turn").click()
-        page.wait_for_timeout(300)
+        page.wait_for_function(
+            "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=before
+        )
     assert now_acting(page).startswith("Frost Wight")
     state = services.load_state(Battle.objects.get(pk=battle.pk))
     x, y = state.combatants[alia].pos

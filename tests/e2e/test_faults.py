@@ -240,14 +240,16 @@ def test_live_updates_resume_after_redis_restarts(transactional_db, browser, sho
         redis_proc = _redis_server(port)
 
         # Redis is back: the GM acts again (a stale page is refused and refreshed first); the
-        # push reaches every page, which then shows the battle as the database has it.
+        # push reaches every page, which then shows the battle as the database has it. The server's
+        # subscriptions come back within a second or two: until then a push is lost, and the GM acts
+        # again after 3 s.
         deadline = time.monotonic() + 30
         while True:
             with gm.expect_response(lambda r: r.url.endswith("/act")):
                 gm.get_by_role("button", name="Skip this turn").click()
             target = Battle.objects.get(pk=battle.pk).seq
             try:
-                wait_seq({k: v for k, v in seats.items() if k != "gm"}, target)
+                wait_seq({k: v for k, v in seats.items() if k != "gm"}, target, timeout=3_000)
                 break
             except (AssertionError, PlaywrightTimeout):
                 assert time.monotonic() < deadline, "live updates did not resume after Redis returned"

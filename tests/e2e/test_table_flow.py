@@ -8,7 +8,8 @@ Each click or tap and each typed field is counted. One line per ruleset:
 
     table-flow ruleset=<key> GM clicks=<N> player taps=<M> fields=<K>
 
-Screenshots of each new screen at 390 and 1280 px go to tests/e2e/artifacts/.
+With ``VTT_SHOTS`` set, screenshots of each new screen at 390 and 1280 px are saved
+(tests/e2e/conftest.py, ``save_shot``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from playwright.sync_api import expect
 
 from combat.engine.rulesets import get_ruleset
-from tests.e2e.conftest import ARTIFACTS, LAPTOP, PHONE
+from tests.e2e.conftest import LAPTOP, PHONE, SHOTS, save_shot
 from tests.e2e.seats import WAIT, phone_layout_problems, wait_live
 
 PASSWORD = "a-long-pass-phrase-7"
@@ -48,12 +49,13 @@ class Counter:
 
 
 def snap(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"flow-{name}.png"), full_page=True)
+    save_shot(page, f"flow-{name}")
 
 
 def snap_both(page, name: str) -> None:
-    """The same screen at laptop and phone width, then back to the page's own size."""
+    """The same screen at laptop and phone width, then back to the page's own size (with VTT_SHOTS)."""
+    if SHOTS is None:
+        return
     size = page.viewport_size
     for label, viewport in (("1280", LAPTOP), ("390", PHONE)):
         page.set_viewport_size(viewport)

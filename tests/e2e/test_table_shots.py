@@ -1,15 +1,13 @@
 """The table's screens at 390 and 1280 px, light and dark: the token menu, the set-up after the
 auto-placement, the Paradigm scene mid-fight and the phone with its action sheet folded. Each shot
-is taken after checking what it shows; they go to tests/e2e/artifacts/ (and $VTT_SHOTS when set)."""
+is taken after checking what it shows, with ``VTT_SHOTS`` set (tests/e2e/conftest.py, ``save_shot``)."""
 
 from __future__ import annotations
-
-import pathlib
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, LAPTOP, PHONE, shots_folder
+from tests.e2e.conftest import LAPTOP, PHONE, save_shot
 from tests.e2e.seats import WAIT, combatant_ids, login, wait_live
 
 SIZES = {"390": PHONE, "1280": LAPTOP}
@@ -18,9 +16,7 @@ SIZES = {"390": PHONE, "1280": LAPTOP}
 def _save(page, name: str) -> None:
     # Nothing but the board scrolls sideways: the page is no wider than the window.
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"], name
-    for folder in {ARTIFACTS, shots_folder() or ARTIFACTS}:
-        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(pathlib.Path(folder) / f"{name}.png"))
+    save_shot(page, name, full_page=False)
 
 
 def _table(ruleset: str, tag: str, started: bool):

@@ -19,7 +19,7 @@ from combat.engine.board import distance
 from combat.engine.rulesets import get_ruleset
 from combat.models import Battle
 from combat.services import load_state
-from tests.e2e.conftest import ARTIFACTS, LAPTOP, PHONE
+from tests.e2e.conftest import LAPTOP, PHONE, save_shot
 from tests.e2e.seats import WAIT, battle_on_a_map, make_table, open_seats, wait_live
 
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
@@ -59,8 +59,7 @@ def line(page: Page, words: str):
 
 
 def shoot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    save_shot(page, name, full_page=False)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -2,8 +2,8 @@
 a Paradigm job-switch prompt, and the campaign form's house rules (issue 23).
 
 The player acts from the page (the Sword, then Grul's token); the GM's part (skipping Grul's turns)
-goes through the services. Each screen's words are checked, and the screenshots are kept
-(``tests/e2e/artifacts/``, or the folder ``VTT_SHOTS`` names).
+goes through the services. Each screen's words are checked; with ``VTT_SHOTS`` set the screens are
+shot too (tests/e2e/conftest.py, ``save_shot``).
 """
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from playwright.sync_api import Page, expect
 
 from combat import services
 from combat.models import Battle
-from tests.e2e.conftest import ARTIFACTS, LAPTOP, OPEN_PAGES, PHONE, shots_folder
+from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE, SHOTS, save_shot
 from tests.e2e.seats import WAIT, do_on_token, login, off_loop, wait_live
 from tests.table import make_campaign, make_user
 from vtt.content import character_templates
 from vtt.models import Character, CharacterKind
 
-SHOTS = shots_folder() or ARTIFACTS
-
 
 def _save(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+    save_shot(page, name, full_page=False)
 
 
 def _seat(browser, base: str, username: str, viewport: dict[str, int], name: str) -> Page:
@@ -173,5 +170,6 @@ def test_the_screens_say_what_happened_at_390_and_1280(asgi_server, browser):
     _save(page, "item-counts-390")
     said.append(f"item counts 390: {page.locator('.picker.quantities').first.inner_text()!r}")
     page.context.close()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / "what-the-screens-say.txt").write_text("\n\n".join(said) + "\n")
+    if SHOTS is not None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / "what-the-screens-say.txt").write_text("\n\n".join(said) + "\n")
