@@ -160,6 +160,15 @@ else:
     }
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+if RUNNING_TESTS:
+    # Test runs side by side (two checkouts, pytest-xdist's workers) may share one Redis and number
+    # their battles alike: each run, and each worker of a run, keeps its keys and groups under a
+    # prefix of its own. The processes a test spawns inherit it (the worker's name is already on it).
+    _prefix = os.environ.get("CHANNEL_PREFIX") or f"vtt-test{os.getpid()}"
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if _worker and not _prefix.endswith(f"-{_worker}"):
+        _prefix = f"{_prefix}-{_worker}"
+    os.environ["CHANNEL_PREFIX"] = _prefix
 if REDIS_URL:
     # Counters every process must share (sign-up throttling) live beside the channel layer.
     CACHES = {

@@ -25,6 +25,7 @@ from functools import partial
 import pytest
 
 from tests.conftest import need_service
+from tests.servers import same_database
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -96,7 +97,7 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        from channels.testing.live import make_application, set_database_connection
+        from channels.testing.live import make_application
         from daphne.testing import DaphneProcess
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
@@ -104,7 +105,7 @@ class Server:
         proc = DaphneProcess(
             "127.0.0.1",
             partial(make_application, static_wrapper=ASGIStaticFilesHandler if self.static_handler else None),
-            setup=set_database_connection,
+            setup=same_database(),
             port=self.port,
         )
         proc.daemon = True

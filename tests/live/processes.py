@@ -8,12 +8,14 @@ from functools import partial
 
 import pytest
 
+from tests.servers import same_database
+
 
 @contextmanager
 def servers(count: int):
     """``count`` daphne processes (spawned, not forked: a forked child inherits the test database blocker)
     serving the whole ASGI app on 127.0.0.1."""
-    from channels.testing.live import make_application, set_database_connection
+    from channels.testing.live import make_application
     from daphne.testing import DaphneProcess
 
     multiprocessing.set_start_method("spawn", force=True)
@@ -21,7 +23,7 @@ def servers(count: int):
     try:
         for _ in range(count):
             proc = DaphneProcess(
-                "127.0.0.1", partial(make_application, static_wrapper=None), setup=set_database_connection
+                "127.0.0.1", partial(make_application, static_wrapper=None), setup=same_database()
             )
             proc.daemon = True
             proc.start()
