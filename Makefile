@@ -48,17 +48,17 @@ browser-deps:
 
 # Browser tests run in their own pytest process: sync Playwright cannot share
 # an event loop with pytest-asyncio tests ("Runner.run() cannot be called from a running event loop").
-# The other tests run on TEST_WORKERS pytest-xdist workers, each with its own test database
-# (TEST_WORKERS=0: one process). See docs/testing.md.
+# Each suite runs on TEST_WORKERS pytest-xdist workers, each with its own test database, server and
+# Chromium (TEST_WORKERS=0: one process). See docs/testing.md.
 TEST_WORKERS ?= 2
 test: install browser-deps
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PYTEST) tests --ignore=tests/e2e -n $(TEST_WORKERS)
-	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e
+	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(TEST_WORKERS) --dist loadgroup
 
 test-e2e: install browser-deps
-	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e
+	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(TEST_WORKERS) --dist loadgroup
 
 test-fast: install
 	$(PYTEST) tests --ignore=tests/e2e -x -n $(TEST_WORKERS)

@@ -8,6 +8,7 @@ undo, end. Helpers wait on what a person would see (``expect``), never sleep.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from combat.models import Battle
 from tests.e2e import pictures
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE
 from tests.table import PASSWORD, make_user
-from vtt.images import map_from, portrait_from
+from vtt.images import MapPicture, Portrait, map_from, portrait_from
 from vtt.models import Campaign, Character, MapImage, Membership
 
 WAIT = 10_000  # ms: a live update must arrive well within this
@@ -264,18 +265,27 @@ def off_loop(fn: Any) -> Any:
 COLS, ROWS = 16, 12
 
 
+@functools.cache
+def _pictures() -> tuple[Portrait, Portrait, Portrait, MapPicture]:
+    """Alia's, Grik's and Boro's portraits and the crypt's map, checked as uploads are: drawn and
+    encoded once per run (the same bytes every time), stored anew by each battle."""
+    return (
+        portrait_from(_bytes(pictures.portrait())),
+        portrait_from(_bytes(pictures.goblin())),
+        portrait_from(_bytes(pictures.portrait(skin=(150, 110, 80), hair=(20, 20, 20), cloth=(130, 40, 40)))),
+        map_from(_bytes(pictures.battle_map(COLS, ROWS))),
+    )
+
+
 def battle_on_a_map(t: dict, started: bool = True) -> int:
     """A 16 x 12 battle on a drawn map with portraits, made through the storage and the services."""
     campaign, gm = t["campaign"], t["users"]["gm"]
     alia, boro, grik = t["chars"]["alice"], t["chars"]["bob"], t["chars"]["monster"]
-    for character, art in (
-        (alia, pictures.portrait()),
-        (grik, pictures.goblin()),
-        (boro, pictures.portrait(skin=(150, 110, 80), hair=(20, 20, 20), cloth=(130, 40, 40))),
-    ):
-        character.set_portrait(portrait_from(_bytes(art)))
+    alia_face, grik_face, boro_face, crypt = _pictures()
+    for character, face in ((alia, alia_face), (grik, grik_face), (boro, boro_face)):
+        character.set_portrait(face)
         character.save()
-    item = MapImage.create_from(campaign, "Sunken crypt", map_from(_bytes(pictures.battle_map(COLS, ROWS))))
+    item = MapImage.create_from(campaign, "Sunken crypt", crypt)
     battle_id = services.create_battle(
         campaign, gm, "Sunken crypt", COLS, ROWS, ruleset=campaign.ruleset, options=campaign.house_rules()
     ).battle_id

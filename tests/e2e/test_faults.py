@@ -41,6 +41,8 @@ from tests.e2e.seats import (
     wait_seq,
 )
 
+# One worker runs the whole module (make test's --dist loadgroup): the last test reports what ran.
+pytestmark = pytest.mark.xdist_group("faults")
 FAULTS_RUN: list[str] = []
 
 
