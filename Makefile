@@ -48,20 +48,22 @@ browser-deps:
 
 # Browser tests run in their own pytest process: sync Playwright cannot share
 # an event loop with pytest-asyncio tests ("Runner.run() cannot be called from a running event loop").
-# Each suite runs on TEST_WORKERS pytest-xdist workers, each with its own test database, server and
-# Chromium (TEST_WORKERS=0: one process). See docs/testing.md.
+# The suite without a browser runs on TEST_WORKERS pytest-xdist workers, each with its own test
+# database (TEST_WORKERS=0: one process); the browser suite on E2E_WORKERS, one process by default
+# (E2E_WORKERS=2: a server and a Chromium per worker). See docs/testing.md.
 TEST_WORKERS ?= 2
+E2E_WORKERS ?= 0
 test: install browser-deps
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
-	$(PYTEST) tests --ignore=tests/e2e -n $(TEST_WORKERS)
-	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(TEST_WORKERS) --dist loadgroup
+	$(PYTEST) tests --ignore=tests/e2e -n $(TEST_WORKERS) --dist loadscope
+	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(E2E_WORKERS) --dist loadgroup
 
 test-e2e: install browser-deps
-	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(TEST_WORKERS) --dist loadgroup
+	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(E2E_WORKERS) --dist loadgroup
 
 test-fast: install
-	$(PYTEST) tests --ignore=tests/e2e -x -n $(TEST_WORKERS)
+	$(PYTEST) tests --ignore=tests/e2e -x -n $(TEST_WORKERS) --dist loadscope
 
 
 # ruff, then mypy on what [tool.mypy] in pyproject.toml lists (strict: all of combat/ and vtt/).

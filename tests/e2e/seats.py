@@ -104,8 +104,8 @@ def login(page: Page, base: str, username: str) -> None:
     page.wait_for_url(re.compile(r".*/campaigns/.*"))
 
 
-def wait_live(page: Page) -> None:
-    expect(page.locator("#conn")).to_have_text("Live", timeout=WAIT * 2)
+def wait_live(page: Page, timeout: float = WAIT * 2) -> None:
+    expect(page.locator("#conn")).to_have_text("Live", timeout=timeout)
 
 
 def seq(page: Page) -> int:

@@ -44,6 +44,9 @@ from tests.e2e.seats import (
 # One worker runs the whole module (make test's --dist loadgroup): the last test reports what ran.
 pytestmark = pytest.mark.xdist_group("faults")
 FAULTS_RUN: list[str] = []
+# The pages retry a lost socket with a growing, random delay (htmx's ws extension): the longer the
+# server was away (a slow start on a busy machine), the longer until the next try.
+RECONNECT = 60_000
 
 
 def _whole_log(battle_id: int) -> int:
@@ -102,7 +105,7 @@ def test_the_pages_reconnect_after_a_server_restart(live_server_process, browser
     live_server_process.start()
 
     for seat in seats.values():
-        wait_live(seat.page)
+        wait_live(seat.page, RECONNECT)
     wait_seq(seats, moved_to)
     acting = now_acting(seats["gm"].page)
     for seat in seats.values():
@@ -167,7 +170,7 @@ def test_a_prompt_opened_while_the_server_was_down_is_answered_after_it_returns(
     live_server_process.start()
 
     for seat in seats.values():
-        wait_live(seat.page)
+        wait_live(seat.page, RECONNECT)
     wait_seq(seats, pending_at)
     prompt = seats["alice"].page.locator("#prompt")
     expect(prompt).to_be_visible()
