@@ -459,13 +459,35 @@
     var t = e.target.closest("#board .token");
     if (!t) { return; }
     press = { id: e.pointerId, x: e.clientX, y: e.clientY };
+    var pointer = e.pointerId, x0 = e.clientX, y0 = e.clientY;
     press.timer = window.setTimeout(function () {
       press = null;
       if (openMenu(t.dataset.cid, false)) {
         if (navigator.vibrate) { navigator.vibrate(30); }
-        var swallow = function (ev) { ev.stopPropagation(); ev.preventDefault(); };
-        root.addEventListener("click", swallow, { capture: true, once: true });
-        window.setTimeout(function () { root.removeEventListener("click", swallow, { capture: true }); }, 600);
+        // The click that ends this press must not close the menu it opened, however long the finger
+        // stays down: until the finger lifts and briefly after, a click at the pressed spot is
+        // swallowed (a tap elsewhere, on the menu, goes through).
+        var lift = null; // the lift's event time: the click it makes follows within a few ms
+        var done = function () { root.removeEventListener("click", swallow, { capture: true }); };
+        var swallow = function (ev) {
+          var near = Math.hypot(ev.clientX - x0, ev.clientY - y0) <= 16;
+          if (near && (lift === null || ev.timeStamp - lift < 150)) {
+            ev.stopPropagation();
+            ev.preventDefault();
+            done();
+          }
+        };
+        var lifted = function (ev) {
+          if (ev.pointerId !== pointer) { return; }
+          lift = ev.timeStamp;
+          root.removeEventListener("pointerup", lifted, true);
+          root.removeEventListener("pointercancel", lifted, true);
+          window.setTimeout(done, 1000);
+        };
+        root.addEventListener("click", swallow, { capture: true });
+        window.setTimeout(done, 10000);
+        root.addEventListener("pointerup", lifted, true);
+        root.addEventListener("pointercancel", lifted, true);
       }
     }, LONG_PRESS_MS);
   }, true);

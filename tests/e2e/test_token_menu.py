@@ -119,6 +119,8 @@ def test_the_gm_long_presses_a_token_on_a_phone(asgi_server, browser, shot):
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point})
     menu = gm.get_by_role("dialog", name=name)
     expect(menu).to_be_visible()  # opened while the finger is still down: a long press
+    # A slow lift: the finger stays down well after the menu opened (the time is the point here).
+    gm.wait_for_timeout(900)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     expect(menu).to_be_visible()  # lifting the finger does not close it
     expect(menu).to_have_class(re.compile("sheet"))
