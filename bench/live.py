@@ -139,6 +139,11 @@ def parse_args() -> argparse.Namespace:
         "and print its CPU per action and p95 beside this run's",
     )
     p.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="print what the GM's and the players' pushes weigh by element id prefix (tok, trk, tm, actions...)",
+    )
+    p.add_argument(
         "--profile-gil",
         action="store_true",
         help="with --profile: sample only the thread that holds the GIL (the process's Python CPU)",
@@ -587,6 +592,51 @@ async def login(port: int, username: str) -> dict[str, str]:
 # Bytes of each push a seat received (its frames up to and with the seq mark), while measuring:
 # "gm" for the GM's seats, "player" for the players', "observer" for the others'.
 PUSH_BYTES: dict[str, list[int]] = {"gm": [], "player": [], "observer": []}
+# --breakdown: per seat kind, one {prefix: bytes} per push.
+BREAKDOWN: dict[str, list[dict[str, int]]] | None = None
+# A top-level element swapped out of band: its start tag (nested elements carry no hx-swap-oob).
+OOB_TAG = re.compile(r"<[a-z]+\b[^>]*?\bhx-swap-oob=\"([^\"]*)\"[^>]*>")
+ELEMENT_ID = re.compile(r'\bid="([^"]*)"')
+ID_TAIL = re.compile(r"-(?:c?\d+)(?:-\d+)?$")
+
+
+def weigh(text: str, into: dict[str, int]) -> None:
+    """Add a frame's bytes to ``into`` by the id prefix of each out-of-band element ("tok-c3" -> "tok";
+    an element without id by its swap: "afterbegin:#log-entries"); what precedes the first one is
+    "(frame)"."""
+    starts = list(OOB_TAG.finditer(text))
+    ends = [m.start() for m in starts[1:]] + [len(text)]
+    head = text[: starts[0].start()] if starts else text
+    if head:
+        into["(frame)"] = into.get("(frame)", 0) + len(head.encode())
+    for m, end in zip(starts, ends, strict=True):
+        found = ELEMENT_ID.search(m.group(0))
+        key = ID_TAIL.sub("", found.group(1)) if found else m.group(1)
+        into[key] = into.get(key, 0) + len(text[m.start() : end].encode())
+
+
+def print_breakdown() -> None:
+    """Mean bytes per push of each part, and the share of pushes that carry it, per seat kind."""
+    assert BREAKDOWN is not None
+    for kind, pushes in BREAKDOWN.items():
+        if not pushes:
+            continue
+        total: dict[str, int] = {}
+        carried: dict[str, int] = {}
+        for push in pushes:
+            for key, size in push.items():
+                total[key] = total.get(key, 0) + size
+                carried[key] = carried.get(key, 0) + 1
+        n = len(pushes)
+        sizes = sorted(sum(p.values()) for p in pushes)
+        print(f"breakdown {kind}: {n} pushes, mean {sum(sizes) / n:.0f} bytes, p50 {sizes[n // 2]}")
+        for key in sorted(total, key=lambda k: -total[k]):
+            print(
+                f"  {key:<28} mean/push {total[key] / n:7.0f}  in {100 * carried[key] / n:3.0f} % of pushes, "
+                f"{total[key] / carried[key]:6.0f} bytes when there"
+            )
+
+
 MEASURING = [False]
 
 
@@ -598,6 +648,7 @@ class Seat:
         self.seq = 0
         self.at = 0.0
         self.bytes = 0
+        self.parts: dict[str, int] = {}
 
     async def run(self) -> None:
         try:
@@ -606,11 +657,16 @@ class Seat:
                 now = time.perf_counter()
                 if not text.startswith("{"):
                     self.bytes += len(text.encode())
+                    if BREAKDOWN is not None:
+                        weigh(text, self.parts)
                 m = SEQ.search(text)
                 if m:
                     if MEASURING[0]:
                         PUSH_BYTES[self.kind].append(self.bytes)
+                        if BREAKDOWN is not None:
+                            BREAKDOWN[self.kind].append(self.parts)
                     self.bytes = 0
+                    self.parts = {}
                     self.seq, self.at = int(m.group(1)), now
                     if self.user == self.battle.gm_user:
                         self.battle.gm_frame = text
@@ -905,7 +961,10 @@ def pct(values: list[float], p: float) -> float:
 
 
 def main() -> None:
+    global BREAKDOWN
     args = parse_args()
+    if args.breakdown:
+        BREAKDOWN = {"gm": [], "player": [], "observer": []}
     if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
         print("note: the reference run uses DATABASE_URL (PostgreSQL) and REDIS_URL (Redis)", file=sys.stderr)
     if (args.servers > 1 or args.proxy) and not os.environ.get("REDIS_URL"):
@@ -996,6 +1055,8 @@ def main() -> None:
         f"(p95: gm={pct(PUSH_BYTES['gm'], 95) if PUSH_BYTES['gm'] else 0} "
         f"player={pct(PUSH_BYTES['player'], 95) if PUSH_BYTES['player'] else 0})"
     )
+    if BREAKDOWN is not None:
+        print_breakdown()
     floor_cpu = "-"
     if args.floor:
         floor = run_floor(args, sizes)
