@@ -231,4 +231,5 @@ def battle_urls(battle_id: int) -> dict[str, str]:
             name: reverse(f"battle_{name}", args=[battle_id])
             for name in ("act", "start", "undo", "add", "log")
         }
+        urls["menu"] = reverse("battle_menu", args=[battle_id, "-"])[:-1]  # + a combatant's id
     return urls

@@ -14,6 +14,7 @@ urlpatterns = [
     path("battles/<int:pk>/undo", views.battle_undo, name="battle_undo"),
     path("battles/<int:pk>/add", views.battle_add, name="battle_add"),
     path("battles/<int:pk>/log", views.battle_log, name="battle_log"),
+    path("battles/<int:pk>/menu/<str:cid>", views.battle_menu, name="battle_menu"),
     path("battles/<int:pk>/map", views.battle_map, name="battle_map"),
     path("battles/<int:pk>/odds", odds_views.battle_odds, name="battle_odds"),
     path("battles/<int:pk>/odds/cancel", odds_views.battle_odds_cancel, name="battle_odds_cancel"),

@@ -37,6 +37,7 @@ from combat.forms import (
 )
 from combat.models import BattleEvent
 from combat.outcome import outcome_text
+from combat.presenters import gm
 from combat.presenters.log import log_entries
 from combat.setup import numbered_names
 from combat.table import LOG_WINDOW, battle_urls, load_table
@@ -366,6 +367,20 @@ def battle_log(request: HtmxRequest, pk: int) -> HttpResponse:
     html = render_to_string("combat/battle.html#log_older", ctx)
     if not request.htmx:
         return render(request, "combat/battle_log.html", {**ctx, "battle": battle, "older": html})
+    return HttpResponse(html)
+
+
+@login_required
+@require_GET
+def battle_menu(request: HtmxRequest, pk: int, cid: str) -> HttpResponse:
+    """The GM's menu of one token (``combat/token_menu.html``), fetched when it opens."""
+    battle, role = battle_for(request, pk)
+    if role != Role.GM:
+        return HttpResponse(_message(services.GM_ONLY, False), status=403)
+    table = load_table(battle.pk, battle)
+    html = gm.menu_html(table, cid) if table is not None else None
+    if html is None:
+        return HttpResponse(_message("That combatant is no longer in the battle.", False), status=404)
     return HttpResponse(html)
 
 

@@ -8,9 +8,8 @@ lines. Each visibility class gets, rendered once:
   head (round, who acts, who must answer: ``tracker-head``), the new log lines added at the top of
   the log (``afterbegin:#log-entries``; newest first, as the page shows them) and the lines that left
   the log's window removed (``delete``), the "Older entries" link, the seq mark;
-- the GM: besides, the quick actions (they carry the seq and follow the turn), the token menus whose
-  context changed (``tm-<id>``: HP, statuses, the turn's entries, the statuses offered), the GM's
-  action panel and prompt;
+- the GM: besides, the quick actions (they carry the seq and follow the turn), the GM's action panel
+  and prompt (a token's menu is not pushed: the page fetches it when it opens, ``gm.menu_html``);
 - each controlling player: their action panel and prompt, and their sheet when it shows a combatant
   the change named or a notice of the change before.
 
@@ -37,9 +36,9 @@ from combat.engine.view import hidden_ids, unseen_ids
 from combat.outcome import notices
 from combat.presenters import actions, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
-from combat.presenters.gm import menus, quick_actions
+from combat.presenters.gm import quick_actions
 from combat.presenters.log import log_entries, log_memo
-from combat.presenters.render import TOKEN, TOKEN_MENU, TRACKER_ROW, fragment, joined
+from combat.presenters.render import TOKEN, TRACKER_ROW, fragment, joined
 from combat.presenters.tokens import class_token
 from combat.presenters.tracker import chooser
 from combat.table import LAYOUTS, LOG_WINDOW, SENT, Table
@@ -122,17 +121,13 @@ def turn_of(table: Table, vclass: str) -> tuple[Any, ...]:
 
 
 def remember(table: Table) -> None:
-    """Keep each class's layout and turn, and the GM's token menus as the whole table shows them, at
-    this version (the next change compares with them)."""
-    from combat.presenters.gm import menus
-
+    """Keep each class's layout and turn as the whole table shows them, at this version (the next
+    change compares with them)."""
     battle = table.battle
     for vclass in ("gm", "pl"):
         LAYOUTS[(battle.pk, vclass)] = (battle.version, layout(table, vclass), turn_of(table, vclass))
     for part in ("gm", "pl"):
         SENT[(battle.pk, part)] = (battle.version, {})  # the whole table: every piece as rendered now
-    shown = {f"tm-{cid}": render.freeze(dict(ctx, oob=True)) for cid, ctx in menus(table)}
-    SENT[(battle.pk, "gm-menus")] = (battle.version, shown)
 
 
 def _marker(base: int, version: int) -> str:
@@ -307,13 +302,9 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     for vclass, shape in layouts.items():
         LAYOUTS[(battle.pk, vclass)] = (battle.version, shape, turns[vclass])
     marker = _marker(battle.version - 1, battle.version)
-    # The GM panel: the quick actions (they carry the seq and follow the turn) and the token menus
-    # whose context changed (HP, statuses, the turn's entries, the statuses offered).
-    sent = _sent(table, "gm-menus")
+    # The GM panel: the quick actions (they carry the seq and follow the turn).
     gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=quick_actions(state))
-    gm_panel = render.render_one("gm_quick", gm_ctx) + "".join(
-        _piece(sent, f"tm-{cid}", TOKEN_MENU, dict(ctx, oob=True)) for cid, ctx in menus(table)
-    )
+    gm_panel = render.render_one("gm_quick", gm_ctx)
     gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"], asked["gm"])
     users = {
         uid: tight(

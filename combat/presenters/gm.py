@@ -1,4 +1,6 @@
-"""The GM panel: the quick actions of the turn, and a menu on every token (``combat/token_menu.html``).
+"""The GM panel: the quick actions of the turn, and a menu on every token (``combat/token_menu.html``),
+rendered when the GM opens it (``menu_html``; never pushed: a change would otherwise carry the menus
+whose HP, statuses or turn it altered, 3-7 KB of the GM's push).
 
 A token's menu holds what the GM may do to it, each one tap away: HP up or down by an amount, add or
 remove a status, move it, hide it from the players or reveal it, remove it, and on its turn act for
@@ -15,7 +17,7 @@ from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
 from combat.engine.state import BattleState, Combatant
 from combat.engine.tactics import gm_may_leave
-from combat.presenters.render import TOKEN_MENU, fragment, joined
+from combat.presenters.render import TOKEN_MENU, fragment
 from combat.table import Table, battle_urls
 
 GM_QUICK = (("gm.skip_turn", "Skip this turn"),)
@@ -77,32 +79,27 @@ def menu_context(
     }
 
 
-def menus(table: Table) -> list[tuple[str, dict[str, Any]]]:
-    """(combatant id, context) of every token's menu, in the board's order (once per change)."""
-
-    def make() -> list[tuple[str, dict[str, Any]]]:
-        state = table.state
-        present: set[str] = set()
-        for c in state.combatants.values():
-            present.update(c.statuses)
-        ruleset = get_ruleset(state.ruleset)
-        choices = status_choices(ruleset, state, present)
-        act = battle_urls(table.battle.pk)["act"]
-        return [
-            (c.id, menu_context(state, c, ruleset.board, choices, act)) for c in state.combatants.values()
-        ]
-
-    found: list[tuple[str, dict[str, Any]]] = table.once("gm_menus", make)
-    return found
+def menu_html(table: Table, cid: str) -> str | None:
+    """The menu of the token ``cid`` as the GM sees it now; None when the battle has no such combatant."""
+    state = table.state
+    c = state.combatants.get(cid)
+    if c is None:
+        return None
+    present: set[str] = set()
+    for other in state.combatants.values():
+        present.update(other.statuses)
+    ruleset = get_ruleset(state.ruleset)
+    choices = status_choices(ruleset, state, present)
+    act = battle_urls(table.battle.pk)["act"]
+    return fragment(TOKEN_MENU, menu_context(state, c, ruleset.board, choices, act))
 
 
 def context(table: Table) -> dict[str, Any]:
-    """The GM panel: the quick actions, and one menu per token."""
+    """The GM panel: the quick actions (a token's menu is fetched when it opens)."""
     state = table.state
     return {
         "all_combatants": [{"id": cid, "name": c.name} for cid, c in state.combatants.items()],
         "gm_quick": quick_actions(state),
-        "token_menus_html": joined([fragment(TOKEN_MENU, dict(ctx, oob=False)) for _, ctx in menus(table)]),
     }
 
 

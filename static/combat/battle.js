@@ -360,13 +360,32 @@
   }
 
   // ---------------------------------------------------------------- the GM's token menu
-  // Each token's menu is rendered in the GM panel (#token-menus, combat/token_menu.html). A click, a
-  // long press or Enter on a token opens it beside the token; Escape, a click elsewhere or the close
-  // button shuts it and gives the focus back to the token. A push re-renders the menus: the open one
+  // A token's menu (combat/token_menu.html) is fetched from the server when it opens, into
+  // #token-menus (outside every pushed region). A click, a long press or Enter on a token opens it
+  // beside the token; Escape, a click elsewhere or the close button shuts it and gives the focus back
+  // to the token. After each change the open menu is fetched again; when what it shows changed, it
   // opens again with the focus where it was.
   var isGm = root.dataset.role === "gm";
-  var menu = null; // {cid, key}: the open menu and its focused entry
+  var menuBox = document.getElementById("token-menus");
+  var menu = null; // {cid, key, html}: the open menu, its focused entry, the HTML it shows
+  var menuAsk = 0; // the newest fetch: an older answer that arrives later is dropped
   var LONG_PRESS_MS = 450;
+
+  // The menu of ``cid`` as the server renders it now: its HTML, or null when the battle no longer has
+  // that combatant (or the fetch failed); undefined when a newer fetch went out meanwhile.
+  function loadMenu(cid) {
+    var ask = ++menuAsk;
+    return fetch(menuBox.dataset.menuUrl + encodeURIComponent(cid), {
+      credentials: "same-origin", headers: { "HX-Request": "true" }
+    }).then(function (r) { return r.ok ? r.text() : null; }, function () { return null; })
+      .then(function (html) { return ask === menuAsk ? html : undefined; });
+  }
+
+  function showMenu(html) {
+    menuBox.innerHTML = html;
+    htmx.process(menuBox); // its forms post through htmx like the page's
+    menu.html = html;
+  }
 
   function menuEl(cid) { return document.getElementById("tm-" + cid); }
   function tokenEl(cid) { var b = board(); return b && b.querySelector('.token[data-cid="' + cid + '"]'); }
@@ -390,20 +409,38 @@
   }
 
   function openMenu(cid, focusFirst) {
-    if (!isGm) { return false; }
-    var el = menuEl(cid);
-    if (!el) { return false; }
+    if (!isGm || !menuBox) { return false; }
     closeMenu(false);
-    menu = { cid: cid, key: null };
-    placeMenu(el, cid);
+    menu = { cid: cid, key: null, html: null };
     var t = tokenEl(cid);
     if (t) { t.setAttribute("aria-expanded", "true"); }
-    if (focusFirst) {
-      var first = menuItems(el)[0] || el.querySelector("input, select, button");
-      if (first) { first.focus(); }
-    }
+    loadMenu(cid).then(function (html) {
+      if (html === undefined || !menu || menu.cid !== cid) { return; }
+      if (html === null) { closeMenu(false); return; }
+      showMenu(html);
+      var el = menuEl(cid);
+      if (!el) { return; }
+      placeMenu(el, cid);
+      if (focusFirst) {
+        var first = menuItems(el)[0] || el.querySelector("input, select, button");
+        if (first) { first.focus(); }
+      }
+    });
     return true;
   }
+
+  // After a change: the open menu again, swapped in only when what it shows changed.
+  function refreshMenu() {
+    if (!menu || !menuBox) { return; }
+    var cid = menu.cid;
+    loadMenu(cid).then(function (html) {
+      if (html === undefined || !menu || menu.cid !== cid || html === menu.html) { return; }
+      if (html === null) { closeMenu(false); return; }
+      showMenu(html);
+      reopenMenu();
+    });
+  }
+  root.addEventListener("htmx:wsAfterMessage", refreshMenu);
 
   function closeMenu(returnFocus) {
     if (!menu) { return; }
@@ -419,7 +456,7 @@
   }
 
   function reopenMenu() {
-    if (!menu) { return; }
+    if (!menu || menu.html === null) { return; } // not shown yet: its fetch is under way
     var el = menuEl(menu.cid);
     if (!el) { menu = null; return; }
     var key = menu.key;

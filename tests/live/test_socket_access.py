@@ -53,7 +53,7 @@ async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(l
     try:
         await gm.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
         before = "".join(await frames(gm, 1.5, until='id="battle-seq"'))
-        assert 'id="gm-panel"' in before and f"{SECRET_HP}/{SECRET_HP}" in before  # the GM table
+        assert 'id="gm-panel"' in before and f"HP {SECRET_HP} of {SECRET_HP}" in before  # the GM table
         await database_sync_to_async(_set_role)(campaign, users["gm"], "player")
         # The role change re-renders this socket's page at once, for the new role.
         at_once = "".join(await frames(gm, 1.5, until='id="battle-seq"'))
@@ -84,7 +84,7 @@ async def test_a_promoted_player_gets_the_gm_regions_at_once(live_table):
         await presence_lines(player, 0.2)
         await database_sync_to_async(_set_role)(campaign, users["observer"], "gm")
         html = "".join(await frames(player, 1.5, until='id="battle-seq"'))
-        assert "GM controls" in html and f"{SECRET_HP}/{SECRET_HP}" in html
+        assert "GM controls" in html and f"HP {SECRET_HP} of {SECRET_HP}" in html
     finally:
         await player.disconnect()
 

@@ -187,9 +187,9 @@ def test_the_token_menu_offers_hiding_for_monsters_only_and_the_service_refuses_
 
     users, _, battle = table()
     client.force_login(users["gm"])
-    page = lxml_html.fromstring(client.get(f"/battles/{battle.pk}/").content)
     state = services.load_state(battle)
-    for c in state.combatants.values():
+    for c in state.combatants.values():  # each menu as the GM's page fetches it when it opens
+        page = lxml_html.fromstring(client.get(f"/battles/{battle.pk}/menu/{c.id}").content)
         menu = page.get_element_by_id(f"tm-{c.id}").text_content()
         assert ("Hide from players" in menu) == (c.side == "enemy"), c.name
     ayla = next(c for c in state.combatants.values() if c.name == "Ayla")
@@ -205,3 +205,26 @@ def test_the_token_menu_offers_hiding_for_monsters_only_and_the_service_refuses_
     )
     battle.refresh_from_db()
     assert not services.load_state(battle).combatants[ayla.id].extra.get("hidden")
+
+
+def test_a_token_menu_is_fetched_by_the_gm_alone(client):
+    """The GM's menu of a token comes when it opens (battle.js), not with the page: the GM gets it with
+    the token's exact HP; a player, an observer and an outsider do not; an unknown token is a 404."""
+    users, _, battle = table()
+    goblin = next(cid for cid, c in battle.snapshot["combatants"].items() if c["name"] == "Goblin")
+    url = f"/battles/{battle.pk}/menu/{goblin}"
+    client.force_login(users["gm"])
+    page = client.get(f"/battles/{battle.pk}/").content.decode()
+    assert 'id="tm-' not in page and f'data-menu-url="/battles/{battle.pk}/menu/"' in page
+    response = client.get(url)
+    assert response.status_code == 200
+    menu = response.content.decode()
+    assert f'id="tm-{goblin}"' in menu and f"HP {SECRET_HP}/" in menu and "hx-swap-oob" not in menu
+    missing = client.get(f"/battles/{battle.pk}/menu/c999")
+    assert missing.status_code == 404 and "no longer in the battle" in missing.content.decode()
+    for persona, status in (("player", 403), ("observer", 403), ("outsider", 404)):
+        client.force_login(users[persona])
+        response = client.get(url)
+        assert response.status_code == status, persona
+        assert str(SECRET_HP) not in response.content.decode()
+    assert client.post(url).status_code == 405
