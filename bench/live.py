@@ -600,16 +600,21 @@ ELEMENT_ID = re.compile(r'\bid="([^"]*)"')
 ID_TAIL = re.compile(r"-(?:c?\d+)(?:-\d+)?$")
 
 
+def oob_elements(text: str) -> list[tuple[re.Match[str], int]]:
+    """(start tag, end) of each top-level out-of-band element of a frame."""
+    starts = list(OOB_TAG.finditer(text))
+    return list(zip(starts, [m.start() for m in starts[1:]] + [len(text)], strict=True))
+
+
 def weigh(text: str, into: dict[str, int]) -> None:
     """Add a frame's bytes to ``into`` by the id prefix of each out-of-band element ("tok-c3" -> "tok";
     an element without id by its swap: "afterbegin:#log-entries"); what precedes the first one is
     "(frame)"."""
-    starts = list(OOB_TAG.finditer(text))
-    ends = [m.start() for m in starts[1:]] + [len(text)]
-    head = text[: starts[0].start()] if starts else text
+    elements = oob_elements(text)
+    head = text[: elements[0][0].start()] if elements else text
     if head:
         into["(frame)"] = into.get("(frame)", 0) + len(head.encode())
-    for m, end in zip(starts, ends, strict=True):
+    for m, end in elements:
         found = ELEMENT_ID.search(m.group(0))
         key = ID_TAIL.sub("", found.group(1)) if found else m.group(1)
         into[key] = into.get(key, 0) + len(text[m.start() : end].encode())
@@ -659,6 +664,8 @@ class Seat:
                     self.bytes += len(text.encode())
                     if BREAKDOWN is not None:
                         weigh(text, self.parts)
+                    if self.user == self.battle.gm_user:
+                        self.battle.gm_frame = self.battle.gm_page(text)
                 m = SEQ.search(text)
                 if m:
                     if MEASURING[0]:
@@ -668,8 +675,6 @@ class Seat:
                     self.bytes = 0
                     self.parts = {}
                     self.seq, self.at = int(m.group(1)), now
-                    if self.user == self.battle.gm_user:
-                        self.battle.gm_frame = text
                     self.battle.changed.set()
                 elif self.battle.chat_sent and "chat-probe-" in text:
                     for probe in PROBE.findall(text):
@@ -688,9 +693,24 @@ class Table:
         self.seats: list[Seat] = []
         self.changed = asyncio.Event()
         self.gm_frame = ""
+        self.panel: dict[str, str] = {}  # the GM's action panel by element id
         # Chat lines on their way: probe -> (sent at, how many seats it must reach, how many it reached).
         self.chat_sent: dict[int, list[float]] = {}
         self.chat_lat: list[float] = []
+
+    def gm_page(self, text: str) -> str:
+        """The GM's action panel as the page shows it after this frame: a frame may bring only the
+        option forms that changed (``id="opt-<n>"``) or the whole panel (``id="actions"``)."""
+        for m, end in oob_elements(text):
+            found = ELEMENT_ID.search(m.group(0))
+            ident = found.group(1) if found else ""
+            if ident == "actions":
+                self.panel = {}
+            if ident == "actions" or ident.startswith("opt-"):
+                self.panel[ident] = text[m.start() : end]
+        if not self.panel:  # a page that pushes neither (an older version of the app): the frame itself
+            return text
+        return "".join(v for k, v in self.panel.items() if k != "actions") + self.panel.get("actions", "")
 
     def min_seq(self) -> int:
         return min(s.seq for s in self.seats)

@@ -111,6 +111,13 @@ def ascii_int(value: Any) -> int | None:
     return int(text) if _ASCII_INT.fullmatch(text) else None
 
 
+def page_seq(post: Any) -> int | None:
+    """The version of the page a form was sent from: ``page_seq``, the page's seq mark that its forms
+    include when sent (htmx's ``hx-include="#battle-seq"``), before a form's own ``expected_seq`` (a
+    form rendered with its seq: a page without scripts, a form whose seq battle.js fills in)."""
+    return posted_seq(post.get("page_seq") or post.get("expected_seq"))
+
+
 def posted_seq(value: Any) -> int | None:
     """A posted page version: None when absent; ``BadInput`` unless plain ASCII digits."""
     if value in (None, ""):
@@ -241,7 +248,7 @@ def action_from_post(post: Any) -> Posted:
     kind = _text(post, "kind", "The action", limit=64)
     assert kind is not None
     token = client_token(post)
-    expected_seq = posted_seq(post.get("expected_seq"))
+    expected_seq = page_seq(post)
     actor = _text(post, "actor", "The actor", False, limit=16)
     if kind == "answer":
         answer = {

@@ -20,11 +20,8 @@ import jinja2
 from combat.templatetags import battle_tags
 
 
-@jinja2.pass_context
-def client_token(context: Any) -> str:
-    """A fresh idempotency key for one form, or the slot that ``combat.presenters.actions.fresh_tokens`` fills."""
-    if context.get("client_token_slot"):
-        return battle_tags.TOKEN_SLOT
+def client_token() -> str:
+    """A fresh idempotency key for one form."""
     return battle_tags.fresh_token_values(1)[0]
 
 

@@ -33,7 +33,7 @@ from combat.forms import (
     action_from_post,
     ascii_int,
     client_token,
-    posted_seq,
+    page_seq,
 )
 from combat.models import BattleEvent
 from combat.outcome import outcome_text
@@ -260,7 +260,7 @@ def _outcome(result: services.Result, viewer: Viewer) -> str:
 def battle_start(request: HtmxRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     try:
-        seq, token = posted_seq(request.POST.get("expected_seq")), client_token(request.POST)
+        seq, token = page_seq(request.POST), client_token(request.POST)
     except BadInput as exc:
         return _reply(request, battle.pk, role, False, str(exc), 400)
     result = services.start_battle(battle.pk, request.user, seq, token)
@@ -281,7 +281,7 @@ def battle_start(request: HtmxRequest, pk: int) -> HttpResponse:
 def battle_undo(request: HtmxRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     try:
-        seq = posted_seq(request.POST.get("expected_seq"))
+        seq = page_seq(request.POST)
     except BadInput as exc:
         return _reply(request, battle.pk, role, False, str(exc), 400)
     result = services.undo(battle.pk, request.user, seq)

@@ -1,8 +1,8 @@
 """The action panel: the acting combatant's options for the viewers who act for it, or why a viewer waits.
 
-The options are the engine's ``legal_actions``, made once per change; their forms are rendered once
-per change with token slots and shared by the GM and the acting player (``share_options``), each
-copy with fresh client tokens.
+The options are the engine's ``legal_actions``, made once per change; each option's form is a piece
+of its own (``combat/action_opt.html``), cached by what it shows and shared by the GM and the acting
+player (``share_options``): it holds no seq and no client token, which the page adds when it sends it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from combat.engine.view import unseen_ids
 from combat.presenters import render
 from combat.presenters.sheet import own_tokens
 from combat.table import Table
-from combat.templatetags.battle_tags import TOKEN_SLOT, fresh_token_values
 from vtt.models import Role
 
 # The option forms' indentation, one space between two tags instead (what a browser shows is the same;
@@ -158,37 +157,57 @@ def step_map(option: ActionOption, width: int, height: int) -> str | None:
     return "".join(cells)
 
 
-def fresh_tokens(html: str) -> str:
-    """A shared render's forms, each with a fresh client token of its own."""
-    parts = html.split(TOKEN_SLOT)
-    out = [parts[0]]
-    for token, part in zip(fresh_token_values(len(parts) - 1), parts[1:], strict=True):
-        out += (token, part)
-    return "".join(out)
+# What an option's form reads of the option (``combat/action_opt.html``): its cache key holds no more.
+FORM_KEYS = (
+    "kind",
+    "label",
+    "cost",
+    "available",
+    "reason",
+    "params",
+    "needs_target",
+    "needs_square",
+    "target_choices",
+    "pick",
+)
+# The options' box: every form in it posts into the messages and takes the page's seq when sent.
+OPTS_OPEN = '<div class="opts" hx-target="#battle-messages" hx-include="#battle-seq">'
+
+
+def form_context(option: dict[str, Any], n: int, actor: str, act: str) -> dict[str, Any]:
+    """What the form of the ``n``-th option (from 1) receives: the same from one change to the next
+    while the option is the same (no seq, no client token: the page adds them when it is sent)."""
+    return {"o": {k: option[k] for k in FORM_KEYS}, "n": n, "actor": actor, "act": act}
+
+
+def option_form(ctx: dict[str, Any]) -> str:
+    """One option's form, from the cache when an earlier change rendered the same."""
+    try:
+        return render.fragment(render.ACTION_OPT, ctx)
+    except ValueError:  # a value no key holds: render it
+        return render.render_one(render.ACTION_OPT, ctx)
 
 
 def share_options(table: Table, ctx: dict[str, Any]) -> None:
-    """The acting combatant's option forms, rendered once per change for every viewer who acts for it.
+    """The acting combatant's option forms (``opts_html``) for a viewer who acts for it.
 
-    The GM's action panel and the acting player's show the same forms (same options, actor and
-    seq); they are rendered once with token slots, and each viewer's copy gets fresh tokens. Not a
-    cache across changes: a change's forms carry its seq.
+    Pushed and HTMX renders: each form from the cache of pieces, keyed by what it shows, so the GM's
+    panel and the acting player's, and the same option from one change to the next, render once. The
+    page's first render (it has the CSRF token) posts without scripts too: its forms carry the CSRF
+    field, the seq and a fresh client token each.
     """
     acting = ctx.get("acting")
     if acting is None:
         return
-    forms = {
-        "options": ctx["options"],
-        "acting": acting,
-        "urls": ctx["urls"],
-        "seq": ctx["seq"],
-        "width": ctx["width"],
-        "height": ctx["height"],
-        "csrf_token": ctx.get("csrf_token"),
-        "client_token_slot": True,
-    }
-    html = table.once(
-        ("forms", acting.id, forms["csrf_token"], ctx.get("unseen")),
-        lambda: BETWEEN_TAGS.sub("> <", render.render_one(render.ACTION_OPTS, forms)),
-    )
-    ctx["opts_html"] = mark_safe(fresh_tokens(html))  # noqa: S308 - our template's output
+    act = ctx["urls"]["act"]
+    csrf = ctx.get("csrf_token")
+    forms = []
+    for n, option in enumerate(ctx["options"], start=1):
+        form = form_context(option, n, acting.id, act)
+        if csrf:
+            forms.append(
+                render.render_one(render.ACTION_OPT, dict(form, full=True, csrf_token=csrf, seq=ctx["seq"]))
+            )
+        else:
+            forms.append(option_form(form))
+    ctx["opts_html"] = mark_safe(OPTS_OPEN + " ".join(forms) + "</div>")  # noqa: S308 - our template's output

@@ -8,9 +8,10 @@ lines. Each visibility class gets, rendered once:
   head (round, who acts, who must answer: ``tracker-head``), the new log lines added at the top of
   the log (``afterbegin:#log-entries``; newest first, as the page shows them) and the lines that left
   the log's window removed (``delete``), the "Older entries" link, the seq mark;
-- the GM: besides, the quick actions (they carry the seq and follow the turn), the GM's action panel
-  and prompt (a token's menu is not pushed: the page fetches it when it opens, ``gm.menu_html``);
-- each controlling player: their action panel and prompt, and their sheet when it shows a combatant
+- the GM: besides, the quick actions when they changed (they follow the turn), the GM's action panel
+  (only the option forms that changed while the actor and its options are the same: ``_panel``) and
+  prompt (a token's menu is not pushed: the page fetches it when it opens, ``gm.menu_html``);
+- each controlling player: their action panel (as the GM's) and prompt, and their sheet when it shows a combatant
   the change named or a notice of the change before.
 
 Some changes alter the page's layout, not only its elements: a combatant added, removed, placed or
@@ -43,6 +44,9 @@ from combat.presenters.tokens import class_token
 from combat.presenters.tracker import chooser
 from combat.table import LAYOUTS, LOG_WINDOW, SENT, Table
 from vtt.models import Role
+
+ACT_RES = f"{render.TEMPLATE}#act_res"  # the acting combatant's resources line
+GM_QUICK = f"{render.TEMPLATE}#gm_quick"  # the GM's quick actions
 
 # Generic events that change the page's layout (or everything in it): their change is pushed whole. A
 # ruleset's own events (a summoned combatant, a side that advances) are caught by the layout they leave.
@@ -175,6 +179,7 @@ def _shared(
     shape: tuple[Any, ...],
     new: int,
     turned: bool,
+    sent: dict[str, bytes],
 ) -> str | None:
     """The tracker's head (when the turn changed), named tokens and rows, the log's new lines, as
     ``vclass`` sees them."""
@@ -199,7 +204,6 @@ def _shared(
     )
     if turned:
         parts.append(render.render_one("tracker_head", head))
-    sent = _sent(table, vclass)
     for cid in sorted(named):
         t = _token(table, vclass, cid)
         if t is None:
@@ -271,8 +275,52 @@ def _own(
         ctx.update(prompt.context(table, uid, is_gm))
     if "sheet" in regions:
         ctx.update(sheet.context(table, uid, is_gm))
-    actions.share_options(table, ctx)
-    return render_own(tuple(regions), ctx)
+    panel = ""
+    if "actions" in regions and ctx["acting"] is not None:
+        regions.remove("actions")
+        panel = _panel(table, ctx, "gm-acts" if is_gm else f"acts-{uid}")
+    return panel + render_own(tuple(regions), ctx)
+
+
+def _panel(table: Table, ctx: dict[str, Any], part: str) -> str:
+    """The action panel of a viewer who acts: while it shows the same actor and the same options (by
+    label) as the page, only the option forms and the resources line whose render changed; else the
+    whole panel."""
+    from combat.presenters import render_own
+
+    acting, options = ctx["acting"], ctx["options"]
+    shape = (
+        acting.id,
+        acting.name,
+        ctx["acting_mine"],
+        ctx["round"],
+        bool(acting.resources),
+        tuple((o["kind"], o["label"]) for o in options),
+    )
+    sent = _sent(table, part)
+    act = ctx["urls"]["act"]
+    forms = [actions.form_context(o, n, acting.id, act) for n, o in enumerate(options, start=1)]
+    res = {"acting": {"resources": dict(acting.resources)}, "oob": True}
+    try:
+        keys = {f"opt-{n}": render.freeze(dict(f, oob=True)) for n, f in enumerate(forms, start=1)}
+        keys["act-res"] = render.freeze(res)
+    except ValueError:  # a value no key holds: the whole panel, and nothing known of it
+        sent.clear()
+        actions.share_options(table, ctx)
+        return render_own(("actions",), ctx)
+    if sent.get("actions") != repr(shape).encode():
+        sent.clear()
+        sent.update(keys, actions=repr(shape).encode())
+        actions.share_options(table, ctx)
+        return render_own(("actions",), ctx)
+    out: list[str] = []
+    if acting.resources and sent.get("act-res") != keys["act-res"]:
+        out.append(render.fragment(ACT_RES, res))
+    for n, f in enumerate(forms, start=1):
+        if sent.get(f"opt-{n}") != keys[f"opt-{n}"]:
+            out.append(actions.option_form(dict(f, oob=True)))
+    sent.update(keys)
+    return " ".join(out)
 
 
 def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
@@ -295,16 +343,22 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     new = len(events)
     gm_frame = frame_of(table, "gm")
     pl_frame = frame_of(table, "pl")
-    gm_shared = _shared(table, "gm", gm_frame, named, layouts["gm"], new, turned["gm"])
-    pl_shared = _shared(table, "pl", pl_frame, named, layouts["pl"], new, turned["pl"])
+    gm_sent = _sent(table, "gm")
+    gm_shared = _shared(table, "gm", gm_frame, named, layouts["gm"], new, turned["gm"], gm_sent)
+    pl_shared = _shared(table, "pl", pl_frame, named, layouts["pl"], new, turned["pl"], _sent(table, "pl"))
     if gm_shared is None or pl_shared is None:
         return None
     for vclass, shape in layouts.items():
         LAYOUTS[(battle.pk, vclass)] = (battle.version, shape, turns[vclass])
     marker = _marker(battle.version - 1, battle.version)
-    # The GM panel: the quick actions (they carry the seq and follow the turn).
-    gm_ctx = dict(gm_frame, role=Role.GM, oob=True, urls=gm_frame["urls"], gm_quick=quick_actions(state))
-    gm_panel = render.render_one("gm_quick", gm_ctx)
+    # The GM panel: the quick actions, when they changed (they follow the turn; the page adds its seq).
+    urls = gm_frame["urls"]
+    quick = {
+        "gm_quick": quick_actions(state),
+        "urls": {"act": urls["act"], "undo": urls["undo"]},
+        "oob": True,
+    }
+    gm_panel = _piece(gm_sent, "gm-quick", GM_QUICK, quick)
     gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"], asked["gm"])
     users = {
         uid: tight(

@@ -4,7 +4,7 @@ Two engines, each where a figure put it. The page and its regions are Django tem
 (``combat/battle.html`` and its named partials: ``{% partialdef board inline %}``...), so the page
 extends the site's base and its partials serve the first render, the HTMX replies and the pushes
 alike. The small pieces rendered anew on every change that alters them (``PIECES``: a token, a
-tracker row, a GM row, the GM's override forms, a log entry, the acting combatant's option forms)
+tracker row, a token's menu, a log entry, one option form of the acting combatant)
 are Jinja2 templates
 (``templates/jinja2/combat/``, ``combat.jinja``) with the same markup, given to the regions as
 rendered HTML: the option forms render in 0.22 ms instead of 0.55-0.84 ms with Django's engine, and
@@ -32,10 +32,10 @@ from combat.table import FRAGMENTS, TEMPLATES
 
 TEMPLATE = "combat/battle.html"
 # The pieces rendered on every change that alters them, as Jinja2 templates (``combat.jinja``).
-TOKEN, TRACKER_ROW, TOKEN_MENU, LOG_ENTRY, ACTION_OPTS = (
-    f"combat/{name}.html" for name in ("token", "tracker_row", "token_menu", "log_entry", "action_opts")
+TOKEN, TRACKER_ROW, TOKEN_MENU, LOG_ENTRY, ACTION_OPT = (
+    f"combat/{name}.html" for name in ("token", "tracker_row", "token_menu", "log_entry", "action_opt")
 )
-PIECES = frozenset({TOKEN, TRACKER_ROW, TOKEN_MENU, LOG_ENTRY, ACTION_OPTS})
+PIECES = frozenset({TOKEN, TRACKER_ROW, TOKEN_MENU, LOG_ENTRY, ACTION_OPT})
 
 
 def freeze(ctx: dict[str, Any]) -> bytes:

@@ -22,9 +22,6 @@ from combat.engine.words import square_name
 register = template.Library()
 
 
-# Rendered in place of each form's token when one render is shared by several viewers; each copy
-# then gets fresh tokens of its own (``combat.presenters.actions.fresh_tokens``).
-TOKEN_SLOT = "__client_token__"
 TOKEN_BYTES = 12  # as secrets.token_urlsafe(12): 16 characters
 _random = bytearray()
 _random_lock = threading.Lock()
@@ -51,8 +48,6 @@ def fresh_token_values(count: int) -> list[str]:
 @register.simple_tag(takes_context=True)
 def client_token(context: template.Context) -> str:
     """A fresh idempotency key for one rendered form: a double tap posts it twice, it acts once."""
-    if context.get("client_token_slot"):
-        return TOKEN_SLOT
     return fresh_token_values(1)[0]
 
 

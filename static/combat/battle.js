@@ -113,6 +113,14 @@
 
   document.body.addEventListener("htmx:configRequest", function (e) {
     if (socketOpen) { e.detail.headers["X-VTT-Live"] = "1"; }
+    // A pushed option or quick action holds no client token (it renders the same from one change to
+    // the next): the form keeps one of its own until its request is answered.
+    var elt = e.detail.elt;
+    if (elt && elt.tagName === "FORM" && elt.closest(".opts, .gm-quick") && e.detail.formData &&
+        !e.detail.formData.has("client_token")) {
+      if (!elt.dataset.clientToken) { elt.dataset.clientToken = randomToken(); }
+      e.detail.formData.set("client_token", elt.dataset.clientToken);
+    }
   });
   document.body.addEventListener("htmx:afterRequest", function (e) {
     // A finished request (accepted or refused) frees its form for a new attempt with a new token.
@@ -121,6 +129,7 @@
     if (xhr && xhr.status > 0 && elt && elt.querySelector) {
       var input = elt.querySelector("input[name=client_token]");
       if (input) { input.value = randomToken(); }
+      delete elt.dataset.clientToken;
     }
   });
 

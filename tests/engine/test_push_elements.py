@@ -4,6 +4,7 @@ render of the new state would give, for every visibility class (the GM, each pla
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -221,5 +222,33 @@ def test_no_change_pushes_a_token_menu():
         assert 'id="tm-' not in pushed and "token-menu" not in pushed
         if "base" in message:
             deltas += 1
-            assert 'id="tok-' in message["gm"] or 'id="trk-' in message["gm"] or "log-entries" in message["gm"]
+            assert (
+                'id="tok-' in message["gm"] or 'id="trk-' in message["gm"] or "log-entries" in message["gm"]
+            )
     assert deltas
+
+
+def test_the_acting_panel_sends_only_the_option_forms_that_changed():
+    """While the actor and its options stay the same, a change carries the option forms whose render
+    changed (a move's squares, an attack now in range), not the panel; no pushed form holds a seq or a
+    client token (the page adds them when it sends one), so an option that did not change is not sent."""
+    parts = changes_of("luck", 11, 70)
+    ground = Battleground(parts)
+    clear_caches()
+    n = len(parts[0])
+    live.message_for(ground.table(n, 1))
+    piecewise = 0
+    for version, part in enumerate(parts[1:], start=2):
+        n += len(part)
+        table = ground.table(n, version)
+        message = live.message_for(table, part)
+        if "base" not in message:
+            continue
+        gm = message["gm"]
+        assert 'name="expected_seq"' not in gm and 'name="client_token"' not in gm
+        forms = re.findall(r'<form id="opt-(\d+)"', gm)
+        if forms and 'id="actions"' not in gm:
+            piecewise += 1
+            options = len(re.findall(r'id="opt-', regions_for(ground.table(n, version), Role.GM, None)))
+            assert len(forms) < options  # some option went unchanged, and unsent
+    assert piecewise

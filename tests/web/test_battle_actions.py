@@ -81,6 +81,33 @@ def test_a_stale_page_is_refused_with_fresh_regions(client):
     assert unchanged()
 
 
+def test_the_pages_seq_sent_with_a_pushed_form_is_checked_like_a_forms_own(client):
+    """A pushed option form holds no seq: the page sends its seq mark (``page_seq``) with it, and a
+    stale page is refused the same way, even when the form's own older field would pass."""
+    users, _, battle = table()
+    unchanged = _unchanged(battle)
+    data = _fire_bolt(battle)
+    data.pop("expected_seq")
+    stale = _post(client, users["player"], battle, dict(data, page_seq=str(battle.seq - 1)))
+    assert stale.status_code == 409 and services.STALE in stale.content.decode()
+    stale = _post(
+        client,
+        users["player"],
+        battle,
+        dict(data, page_seq=str(battle.seq - 1), expected_seq=str(battle.seq)),
+    )
+    assert stale.status_code == 409 and unchanged()
+    # A page's first render keeps its own (older) seq in the form; the page's current seq mark decides.
+    fresh = _post(
+        client,
+        users["player"],
+        battle,
+        dict(data, page_seq=str(battle.seq), expected_seq=str(battle.seq - 1)),
+    )
+    assert fresh.status_code == 200
+    assert BattleEvent.objects.filter(battle=battle, type="ability.used").count() == 1
+
+
 def test_a_double_tap_acts_once(client):
     users, _, battle = table()
     data = _fire_bolt(battle)
