@@ -76,7 +76,8 @@ PASSWORD = "bench-pass-31x"
 PREFIX = "bench-live"
 SEQ = re.compile(r'id="battle-seq" hx-swap-oob="true" data-seq="(\d+)"')
 PROBE = re.compile(r"chat-probe-(\d+)")
-ACTOR = re.compile(r'name="actor" value="(c\d+)"')
+# The acting combatant: a form's field, or the options' hx-vals (the forms pushed alone).
+ACTOR = re.compile(r'name="actor" value="(c\d+)"|"actor":"(c\d+)"')
 # The move's form: its pick in single quotes (in double quotes before pushes went as elements).
 MOVE_FORM = re.compile(r"data-option=(?:'([^']*)'|\"([^\"]*)\") data-label=\"Move\"")
 
@@ -596,6 +597,7 @@ PUSH_BYTES: dict[str, list[int]] = {"gm": [], "player": [], "observer": []}
 BREAKDOWN: dict[str, list[dict[str, int]]] | None = None
 # A top-level element swapped out of band: its start tag (nested elements carry no hx-swap-oob).
 OOB_TAG = re.compile(r"<[a-z]+\b[^>]*?\bhx-swap-oob=\"([^\"]*)\"[^>]*>")
+OPTION_FORM = re.compile(r'<form id="(opt-\d+)".*?</form>', re.S)
 ELEMENT_ID = re.compile(r'\bid="([^"]*)"')
 ID_TAIL = re.compile(r"-(?:c?\d+)(?:-\d+)?$")
 
@@ -704,9 +706,11 @@ class Table:
         for m, end in oob_elements(text):
             found = ELEMENT_ID.search(m.group(0))
             ident = found.group(1) if found else ""
-            if ident == "actions":
-                self.panel = {}
-            if ident == "actions" or ident.startswith("opt-"):
+            if ident == "actions":  # the whole panel: its forms by id, and what is left of it
+                whole = text[m.start() : end]
+                self.panel = {f.group(1): f.group(0) for f in OPTION_FORM.finditer(whole)}
+                self.panel["actions"] = OPTION_FORM.sub("", whole)
+            elif ident.startswith("opt-"):
                 self.panel[ident] = text[m.start() : end]
         if not self.panel:  # a page that pushes neither (an older version of the app): the frame itself
             return text
@@ -770,7 +774,7 @@ async def act_loop(
         actor = ACTOR.search(frame)
         if actor is None:
             return done
-        cid = actor.group(1)
+        cid = actor.group(1) or actor.group(2)
         user = table.owner.get(cid, table.gm_user)
         data = next_action(frame, cid, seq, rng)
         c = cookies[user]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from combat.engine import fog
@@ -20,6 +21,7 @@ from combat.engine.view import unseen_ids
 from combat.presenters import render
 from combat.presenters.sheet import own_tokens
 from combat.table import Table
+from combat.templatetags.battle_tags import tojson_single_quoted
 from vtt.models import Role
 
 # The option forms' indentation, one space between two tags instead (what a browser shows is the same;
@@ -170,8 +172,8 @@ FORM_KEYS = (
     "target_choices",
     "pick",
 )
-# The options' box: every form in it posts into the messages and takes the page's seq when sent.
-OPTS_OPEN = '<div class="opts" hx-target="#battle-messages" hx-include="#battle-seq">'
+# The options' box: every form in it posts into the messages, for the actor, with the page's seq.
+OPTS_OPEN = '<div class="opts" hx-target="#battle-messages" hx-include="#battle-seq" hx-vals=\'{}\'>'
 
 
 def form_context(option: dict[str, Any], n: int, actor: str, act: str) -> dict[str, Any]:
@@ -210,4 +212,5 @@ def share_options(table: Table, ctx: dict[str, Any]) -> None:
             )
         else:
             forms.append(option_form(form))
-    ctx["opts_html"] = mark_safe(OPTS_OPEN + " ".join(forms) + "</div>")  # noqa: S308 - our template's output
+    box = format_html(OPTS_OPEN, tojson_single_quoted({"actor": acting.id}))
+    ctx["opts_html"] = mark_safe(box + " ".join(forms) + "</div>")  # noqa: S308 - our template's output
