@@ -165,7 +165,8 @@ def _log(table: Table, vclass: str, new: int) -> str | None:
     gone = [s for s in range(first_before, first_now) if memo[s][1] is not None]
     entries = log_entries(table.events, names, hidden, memo, unseen)
     fresh = [e["html"] for e in entries if e["seq"] > before]
-    out = "".join(format_html('<li id="log-{}" hx-swap-oob="delete"></li>', s) for s in gone)
+    # The lines that left the window, in one element: htmx deletes every element its selector names.
+    out = format_html('<i hx-swap-oob="delete:{}"></i>', ",".join(f"#log-{s}" for s in gone)) if gone else ""
     if fresh:
         out += format_html('<ol hx-swap-oob="afterbegin:#log-entries">{}</ol>', joined(fresh))
     return out

@@ -107,7 +107,6 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
             "pos": pos,
             "col": pos[0] + 1 if pos else None,
             "line": pos[1] + 1 if pos else None,
-            "square": square_name(pos[0], pos[1]) if pos else "",
             "controller": controller,
             "label": _label(c, name, side, statuses, acting) + (", hidden from players" if hidden else ""),
             "pct": pct,

@@ -62,6 +62,13 @@ def swap(root: Any, frame: str) -> None:
             style, selector = "outerHTML", "#" + element.get("id")
         elif not selector:
             selector = "#" + element.get("id")
+        if style == "delete":  # htmx deletes every element the selector names (ids, by commas)
+            for one in selector.split(","):
+                assert one.startswith("#")
+                target = by_id(root, one[1:])
+                assert target is not None, f"no element {one} on the page for {how}"
+                target.getparent().remove(target)
+            continue
         assert selector.startswith("#")
         target = by_id(root, selector[1:])
         assert target is not None, f"no element {selector} on the page for {how}"
