@@ -618,7 +618,11 @@ def weigh(text: str, into: dict[str, int]) -> None:
         into["(frame)"] = into.get("(frame)", 0) + len(head.encode())
     for m, end in elements:
         found = ELEMENT_ID.search(m.group(0))
-        key = ID_TAIL.sub("", found.group(1)) if found else m.group(1)
+        if found:
+            key = ID_TAIL.sub("", found.group(1))
+        else:  # "delete:#log-3,#log-4" -> "delete:#log"
+            style, _, selector = m.group(1).partition(":")
+            key = f"{style}:{ID_TAIL.sub('', selector.split(',')[0])}"
         into[key] = into.get(key, 0) + len(text[m.start() : end].encode())
 
 
