@@ -8,7 +8,7 @@ lines. Each visibility class gets, rendered once:
   head (round, who acts, who must answer: ``tracker-head``), the new log lines added at the top of
   the log (``afterbegin:#log-entries``; newest first, as the page shows them) and the lines that left
   the log's window removed (``delete``), the "Older entries" link, the seq mark;
-- the GM: besides, the quick actions when they changed (they follow the turn), the GM's action panel
+- the GM: besides, the quick action of a monster's turn when it changed (``gm-tactics``), the GM's action panel
   (only the option forms that changed while the actor and its options are the same: ``_panel``) and
   prompt (a token's menu is not pushed: the page fetches it when it opens, ``gm.menu_html``);
 - each controlling player: their action panel (as the GM's) and prompt, and their sheet when it shows a combatant
@@ -37,7 +37,7 @@ from combat.engine.view import hidden_ids, unseen_ids
 from combat.outcome import notices
 from combat.presenters import actions, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
-from combat.presenters.gm import quick_actions
+from combat.presenters.gm import tactics_label
 from combat.presenters.log import log_entries, log_memo
 from combat.presenters.render import TOKEN, TRACKER_ROW, fragment, joined
 from combat.presenters.tokens import class_token
@@ -46,7 +46,7 @@ from combat.table import LAYOUTS, LOG_WINDOW, SENT, Table
 from vtt.models import Role
 
 ACT_RES = f"{render.TEMPLATE}#act_res"  # the acting combatant's resources line
-GM_QUICK = f"{render.TEMPLATE}#gm_quick"  # the GM's quick actions
+GM_TACTICS = f"{render.TEMPLATE}#gm_tactics"  # the GM's quick action of a monster's turn
 
 # Generic events that change the page's layout (or everything in it): their change is pushed whole. A
 # ruleset's own events (a summoned combatant, a side that advances) are caught by the layout they leave.
@@ -352,14 +352,9 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     for vclass, shape in layouts.items():
         LAYOUTS[(battle.pk, vclass)] = (battle.version, shape, turns[vclass])
     marker = _marker(battle.version - 1, battle.version)
-    # The GM panel: the quick actions, when they changed (they follow the turn; the page adds its seq).
-    urls = gm_frame["urls"]
-    quick = {
-        "gm_quick": quick_actions(state),
-        "urls": {"act": urls["act"], "undo": urls["undo"]},
-        "oob": True,
-    }
-    gm_panel = _piece(gm_sent, "gm-quick", GM_QUICK, quick)
+    # The GM panel: the quick action of a monster's turn, when it changed (the others never change).
+    tactics = {"gm_tactics": tactics_label(state), "urls": {"act": gm_frame["urls"]["act"]}, "oob": True}
+    gm_panel = _piece(gm_sent, "gm-tactics", GM_TACTICS, tactics)
     gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"], asked["gm"])
     users = {
         uid: tight(

@@ -99,16 +99,18 @@ def context(table: Table) -> dict[str, Any]:
     state = table.state
     return {
         "all_combatants": [{"id": cid, "name": c.name} for cid, c in state.combatants.items()],
-        "gm_quick": quick_actions(state),
+        "gm_quick": GM_QUICK,
+        "gm_tactics": tactics_label(state),
     }
 
 
-def quick_actions(state: BattleState) -> tuple[tuple[str, str], ...]:
-    """The quick actions; "Let the tactics act" while a monster or NPC has the turn and nothing waits."""
+def tactics_label(state: BattleState) -> str:
+    """The quick action "Let the tactics act for ..." while a monster or NPC has the turn and nothing
+    waits; else "" (the other quick actions are always there: ``GM_QUICK``)."""
     c = state.current()
     if c is not None and state.pending is None and gm_may_leave(c):
-        return (("gm.tactics", f"Let the tactics act for {c.name}"), *GM_QUICK)
-    return GM_QUICK
+        return f"Let the tactics act for {c.name}"
+    return ""
 
 
 def status_choices(ruleset: type[Ruleset], state: BattleState, present: set[str]) -> list[tuple[str, str]]:

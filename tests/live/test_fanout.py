@@ -56,8 +56,8 @@ async def test_a_process_joins_a_battles_group_once_and_the_last_socket_leaves_i
         got = ["".join(await frames(seat, 2.0, until='id="battle-seq"')) for seat in seats]
         for html in got:
             assert f'data-seq="{seq}"' in html and 'id="tracker-head"' in html
-        assert 'id="gm-quick"' in got[0]  # the GM's bytes...
-        assert all('id="gm-quick"' not in html for html in got[1:])  # ...to the GM only
+        assert 'aria-haspopup="dialog"' in got[0]  # the GM's bytes (tokens that open a menu)...
+        assert all('aria-haspopup="dialog"' not in html for html in got[1:])  # ...to the GM only
         assert 'id="actions"' in got[1] and 'id="actions"' not in got[3]  # a player's own regions
     finally:
         for seat in seats[1:]:

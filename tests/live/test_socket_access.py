@@ -72,7 +72,8 @@ async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(l
         await database_sync_to_async(gm_skips)(battle, users["outsider"])
         pushed = "".join(await frames(gm, 2.0, until='id="battle-seq"'))
         assert 'id="battle-seq"' in pushed and str(SECRET_HP) not in pushed and "GM controls" not in pushed
-        assert 'id="gm-quick"' not in pushed and 'id="tm-' not in pushed
+        assert 'id="gm-quick"' not in pushed and 'id="gm-tactics"' not in pushed and 'id="tm-' not in pushed
+        assert 'aria-haspopup="dialog"' not in pushed  # no token that opens the GM's menu
     finally:
         await gm.disconnect()
 
