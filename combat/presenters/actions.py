@@ -179,7 +179,14 @@ OPTS_OPEN = '<div class="opts" hx-target="#battle-messages" hx-include="#battle-
 def form_context(option: dict[str, Any], n: int, actor: str, act: str) -> dict[str, Any]:
     """What the form of the ``n``-th option (from 1) receives: the same from one change to the next
     while the option is the same (no seq, no client token: the page adds them when it is sent)."""
-    return {"o": {k: option[k] for k in FORM_KEYS}, "n": n, "actor": actor, "act": act}
+    return {
+        "o": {k: option[k] for k in FORM_KEYS},
+        "n": n,
+        "actor": actor,
+        "act": act,
+        "full": False,
+        "oob": False,
+    }
 
 
 def option_form(ctx: dict[str, Any]) -> str:
