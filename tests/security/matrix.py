@@ -53,6 +53,7 @@ def matrix_ids(world: dict[str, Any]) -> dict[str, Any]:
         "setup": world["setup"].pk,
         "ayla": chars["ayla"].pk,
         "goblin": chars["goblin"].pk,
+        "goblin_token": combatant_named(world["battle"], "Goblin"),
         "invite": invite.pk,
         "token": invite.token,
         "observer_m": observer_membership.pk,
@@ -169,6 +170,15 @@ MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
     ("battle-setup", "battle", ("setup",), "get", None, (L, 404, 404, 200, 200, 200, 200)),
     ("battle-post", "battle", ("battle",), "post", lambda w: {}, (L, 405, 405, 405, 405, 405, 405)),
     ("battle_log", "battle_log", ("battle",), "get", None, (L, 404, 404, 200, 200, 200, 200)),
+    # A token's menu, fetched when the GM opens it: the GM's alone (it shows the hidden HP).
+    (
+        "battle_menu",
+        "battle_menu",
+        ("battle", "goblin_token"),
+        "get",
+        None,
+        (L, 404, 404, 403, 403, 403, 200),
+    ),
     # The acting player (Ayla's owner) ends Ayla's turn; others try it, or act for Bram / the Goblin.
     (
         "act-own-character",
