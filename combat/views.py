@@ -378,7 +378,7 @@ def battle_menu(request: HtmxRequest, pk: int, cid: str) -> HttpResponse:
     if role != Role.GM:
         return HttpResponse(_message(services.GM_ONLY, False), status=403)
     table = load_table(battle.pk, battle)
-    html = gm.menu_html(table, cid) if table is not None else None
+    html = gm.menu_html(table, cid, get_token(request)) if table is not None else None
     if html is None:
         return HttpResponse(_message("That combatant is no longer in the battle.", False), status=404)
     return HttpResponse(html)

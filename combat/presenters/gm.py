@@ -79,8 +79,9 @@ def menu_context(
     }
 
 
-def menu_html(table: Table, cid: str) -> str | None:
-    """The menu of the token ``cid`` as the GM sees it now; None when the battle has no such combatant."""
+def menu_html(table: Table, cid: str, csrf_token: str | None = None) -> str | None:
+    """The menu of the token ``cid`` as the GM sees it now, its forms carrying ``csrf_token``; None when
+    the battle has no such combatant."""
     state = table.state
     c = state.combatants.get(cid)
     if c is None:
@@ -91,7 +92,9 @@ def menu_html(table: Table, cid: str) -> str | None:
     ruleset = get_ruleset(state.ruleset)
     choices = status_choices(ruleset, state, present)
     act = battle_urls(table.battle.pk)["act"]
-    return fragment(TOKEN_MENU, menu_context(state, c, ruleset.board, choices, act))
+    return fragment(
+        TOKEN_MENU, dict(menu_context(state, c, ruleset.board, choices, act), csrf_token=csrf_token)
+    )
 
 
 def context(table: Table) -> dict[str, Any]:
