@@ -47,7 +47,8 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
     return {
         "waiting": _waiting(state, current_name, user_id, is_gm, unseen),
         "acting": acting,
-        "acting_mine": acting is not None and acting.controller == user_id,
+        # "Your turn" is a player's: the GM acts for everyone ("Acting for ..."), on the page as in pushes.
+        "acting_mine": acting is not None and not is_gm and acting.controller == user_id,
         "options": options,
         "unseen": unseen,
         "has_combatant": bool(own_tokens(table, user_id, is_gm)) or is_gm,

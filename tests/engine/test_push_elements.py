@@ -259,3 +259,20 @@ def test_the_acting_panel_sends_only_the_option_forms_that_changed():
             options = len(re.findall(r'id="opt-', regions_for(ground.table(n, version), Role.GM, None)))
             assert len(forms) < options  # some option went unchanged, and unsent
     assert piecewise
+
+
+def test_the_gm_is_never_told_your_turn_by_a_push():
+    """The GM acts for everyone: the page says "Acting for Grik" and no "Your turn" banner (a banner
+    would set off the players' "Your turn!" alert on the GM's screen), and a push says the same."""
+    parts = changes_of("luck", 11, 40)
+    ground = Battleground(parts)
+    clear_caches()
+    n = len(parts[0])
+    live.message_for(ground.table(n, 1))
+    acting_for = 0
+    for version, part in enumerate(parts[1:], start=2):
+        n += len(part)
+        gm = live.message_for(ground.table(n, version), part)["gm"]
+        assert "Your turn" not in gm and "data-your-turn" not in gm
+        acting_for += "Acting for " in gm
+    assert acting_for
