@@ -5,7 +5,7 @@ render of the new state would give, for every visibility class (the GM, each pla
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -213,18 +213,24 @@ def test_the_check_fails_when_a_touched_element_is_left_out(key, monkeypatch):
         check(key, 11, steps=70)
 
 
-def test_no_change_pushes_a_token_menu():
-    """The GM's token menus are fetched when one opens (``battle_menu``): no change, of any class,
-    carries one, while the changes still carry the tokens they touched."""
-    parts = changes_of("luck", 11, 40)
+def pushes(key: str, seed: int, steps: int) -> Iterator[tuple[Table, dict[str, Any]]]:
+    """(table, message) of each change of a random battle after its first, from empty caches."""
+    parts = changes_of(key, seed, steps)
     ground = Battleground(parts)
     clear_caches()
     n = len(parts[0])
     live.message_for(ground.table(n, 1))
-    deltas = 0
     for version, part in enumerate(parts[1:], start=2):
         n += len(part)
-        message = live.message_for(ground.table(n, version), part)
+        table = ground.table(n, version)
+        yield table, live.message_for(table, part)
+
+
+def test_no_change_pushes_a_token_menu():
+    """The GM's token menus are fetched when one opens (``battle_menu``): no change, of any class,
+    carries one, while the changes still carry the tokens they touched."""
+    deltas = 0
+    for _, message in pushes("luck", 11, 40):
         pushed = message["gm"] + message["pl"] + "".join(message["users"].values())
         assert 'id="tm-' not in pushed and "token-menu" not in pushed
         if "base" in message:
@@ -239,16 +245,8 @@ def test_the_acting_panel_sends_only_the_option_forms_that_changed():
     """While the actor and its options stay the same, a change carries the option forms whose render
     changed (a move's squares, an attack now in range), not the panel; no pushed form holds a seq or a
     client token (the page adds them when it sends one), so an option that did not change is not sent."""
-    parts = changes_of("luck", 11, 70)
-    ground = Battleground(parts)
-    clear_caches()
-    n = len(parts[0])
-    live.message_for(ground.table(n, 1))
     piecewise = 0
-    for version, part in enumerate(parts[1:], start=2):
-        n += len(part)
-        table = ground.table(n, version)
-        message = live.message_for(table, part)
+    for table, message in pushes("luck", 11, 70):
         if "base" not in message:
             continue
         gm = message["gm"]
@@ -256,7 +254,7 @@ def test_the_acting_panel_sends_only_the_option_forms_that_changed():
         forms = re.findall(r'<form id="opt-(\d+)"', gm)
         if forms and 'id="actions"' not in gm:
             piecewise += 1
-            options = len(re.findall(r'id="opt-', regions_for(ground.table(n, version), Role.GM, None)))
+            options = len(re.findall(r'id="opt-', regions_for(table, Role.GM, None)))
             assert len(forms) < options  # some option went unchanged, and unsent
     assert piecewise
 
@@ -264,15 +262,9 @@ def test_the_acting_panel_sends_only_the_option_forms_that_changed():
 def test_the_gm_is_never_told_your_turn_by_a_push():
     """The GM acts for everyone: the page says "Acting for Grik" and no "Your turn" banner (a banner
     would set off the players' "Your turn!" alert on the GM's screen), and a push says the same."""
-    parts = changes_of("luck", 11, 40)
-    ground = Battleground(parts)
-    clear_caches()
-    n = len(parts[0])
-    live.message_for(ground.table(n, 1))
     acting_for = 0
-    for version, part in enumerate(parts[1:], start=2):
-        n += len(part)
-        gm = live.message_for(ground.table(n, version), part)["gm"]
+    for _, message in pushes("luck", 11, 40):
+        gm = message["gm"]
         assert "Your turn" not in gm and "data-your-turn" not in gm
         acting_for += "Acting for " in gm
     assert acting_for
