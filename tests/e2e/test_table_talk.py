@@ -35,7 +35,19 @@ def square_at(page: Page, x: int, y: int) -> tuple[float, float]:
     return box["x"] + (x + 0.5) * size, box["y"] + (y + 0.5) * size
 
 
+# True once the board's box has held still for 300 ms: a window resized a moment ago re-fits the board
+# after a 150 ms pause, and a drag measured before that lands on other squares.
+BOARD_STILL = """() => {
+  const r = document.getElementById("board").getBoundingClientRect();
+  const key = [r.x, r.y, r.width, r.height].join(), now = performance.now();
+  if (window.__boardKey !== key) { window.__boardKey = key; window.__boardSince = now; return false; }
+  return now - window.__boardSince > 300;
+}"""
+
+
 def drag(page: Page, start: tuple[int, int], end: tuple[int, int]) -> None:
+    page.locator("#board").scroll_into_view_if_needed()
+    page.wait_for_function(BOARD_STILL, polling=50)
     page.mouse.move(*square_at(page, *start))
     page.mouse.down()
     page.mouse.move(*square_at(page, *end), steps=8)
