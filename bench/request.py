@@ -63,6 +63,7 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from bench.live import Table as LiveTable
     from bench.live import session_for
     from combat import live, presenters
     from combat.table import Table, load_table
@@ -80,12 +81,12 @@ def main() -> None:
     bid, owner = battle["id"], battle["owner"]
     table = load_table(bid)
     assert table is not None
-    frame = {"gm": presenters.regions_for(table, Role.GM, None), "seq": table.battle.seq}
+    # The GM's page as the live bench keeps it: a push may bring only the option forms that changed.
+    page = LiveTable({"id": battle["id"], "campaign": None, "owner": {}}, setup["gm"], 0)
+    frame = {"gm": page.gm_page(presenters.regions_for(table, Role.GM, None)), "seq": table.battle.seq}
 
     async def record(group: str, message: dict) -> None:
-        frame.update(seq=message["seq"])
-        if 'name="actor"' in message["gm"]:  # the GM's action panel (a change pushes it every time)
-            frame.update(gm=message["gm"])
+        frame.update(seq=message["seq"], gm=page.gm_page(message["gm"]))
 
     live._send = record  # type: ignore[assignment]
     render_ms: list[float] = []
@@ -110,7 +111,7 @@ def main() -> None:
     for i in range(args.warmup + args.actions):
         actor = ACTOR.search(frame["gm"])
         assert actor is not None, "no one acts"
-        cid = actor.group(1)
+        cid = actor.group(1) or actor.group(2)
         client, token = clients[owner.get(cid, setup["gm"])]
         data = next_action(frame["gm"], cid, frame["seq"], rng)
         seq = frame["seq"]
