@@ -140,8 +140,11 @@ def _on_commit(
     transaction.on_commit(battle_changed, robust=True)
 
 
+STATUSES = frozenset(Battle.Status.values)  # the enum builds its list anew on every read
+
+
 def _status(state: BattleState) -> str:
-    return state.phase if state.phase in Battle.Status.values else Battle.Status.ACTIVE
+    return state.phase if state.phase in STATUSES else Battle.Status.ACTIVE
 
 
 def _parse(action: Any) -> Action | Refusal:

@@ -35,7 +35,6 @@ from typing import Any, TypeVar
 
 from cachetools import LRUCache, TTLCache
 from django.urls import reverse
-from django.utils.safestring import SafeString
 
 from combat.engine.core import Viewer, view_for
 from combat.engine.events import Event
@@ -48,7 +47,7 @@ T = TypeVar("T")
 LogRow = tuple[int, str, dict[str, Any]]  # (seq, type, data) of a stored event
 
 
-FRAGMENTS: LRUCache[Any, SafeString] = LRUCache(maxsize=20_000)
+FRAGMENTS: LRUCache[Any, str] = LRUCache(maxsize=20_000)  # plain str: untracked by the collector
 MEMBERS: TTLCache[int, dict[str, tuple[str, str]]] = TTLCache(maxsize=10_000, ttl=5.0)
 FACES: TTLCache[int, dict[int, str]] = TTLCache(maxsize=10_000, ttl=5.0)
 WINDOWS: LRUCache[int, tuple[int, int, list[LogRow]]] = LRUCache(maxsize=2_000)

@@ -177,13 +177,13 @@ FORM_KEYS = (
 OPTS_OPEN = '<div class="opts" hx-target="#battle-messages" hx-include="#battle-seq" hx-vals=\'{}\'>'
 
 
-def form_context(option: dict[str, Any], n: int, actor: str, act: str) -> dict[str, Any]:
+def form_context(option: dict[str, Any], n: int, act: str) -> dict[str, Any]:
     """What the form of the ``n``-th option (from 1) receives: the same from one change to the next
-    while the option is the same (no seq, no client token: the page adds them when it is sent)."""
+    while the option is the same, whoever acts (no seq, no client token, no actor: the page adds
+    them when it is sent, the actor from the options' box)."""
     return {
         "o": {k: option[k] for k in FORM_KEYS},
         "n": n,
-        "actor": actor,
         "act": act,
         "full": False,
         "oob": False,
@@ -213,11 +213,10 @@ def share_options(table: Table, ctx: dict[str, Any]) -> None:
     csrf = ctx.get("csrf_token")
     forms = []
     for n, option in enumerate(ctx["options"], start=1):
-        form = form_context(option, n, acting.id, act)
+        form = form_context(option, n, act)
         if csrf:
-            forms.append(
-                render.render_one(render.ACTION_OPT, dict(form, full=True, csrf_token=csrf, seq=ctx["seq"]))
-            )
+            full = dict(form, full=True, csrf_token=csrf, seq=ctx["seq"], actor=acting.id)
+            forms.append(render.render_one(render.ACTION_OPT, full))
         else:
             forms.append(option_form(form))
     box = format_html(OPTS_OPEN, tojson_single_quoted({"actor": acting.id}))

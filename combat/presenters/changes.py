@@ -153,7 +153,7 @@ def _log(table: Table, vclass: str, new: int) -> str | None:
     before = seq - new
     if (before > LOG_WINDOW) != (seq > LOG_WINDOW):
         return None  # the "Older entries" link appears
-    names = {cid: c.name for cid, c in state.combatants.items()}
+    names = _names(table)
     viewer = Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER)
     hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
     memo = log_memo(table.battle.pk, vclass, names, hidden, unseen)
@@ -265,8 +265,7 @@ def _own(
             regions.append("actions")
         if asked or (pending is not None and pending.combatant in mine):
             regions.append("prompt")
-        names = {cid: c.name for cid, c in state.combatants.items()}
-        if mine & named or (mine and notices(table.events[new:], mine, names)):
+        if mine & named or (mine and notices(table.events[new:], mine, _names(table))):
             regions.append("sheet")
     if not regions:
         return ""
@@ -281,6 +280,11 @@ def _own(
         regions.remove("actions")
         panel = _panel(table, ctx, "gm-acts" if is_gm else f"acts-{uid}")
     return panel + render_own(tuple(regions), ctx)
+
+
+def _names(table: Table) -> dict[str, str]:
+    """Every combatant's name, once per change."""
+    return table.once("names", lambda: {cid: c.name for cid, c in table.state.combatants.items()})
 
 
 def _panel(table: Table, ctx: dict[str, Any], part: str) -> str:
@@ -300,15 +304,25 @@ def _panel(table: Table, ctx: dict[str, Any], part: str) -> str:
     )
     sent = _sent(table, part)
     act = ctx["urls"]["act"]
-    forms = [actions.form_context(o, n, acting.id, act) for n, o in enumerate(options, start=1)]
     res = {"acting": {"resources": dict(acting.resources)}, "oob": True}
-    try:
-        keys = {f"opt-{n}": render.freeze(dict(f, oob=True)) for n, f in enumerate(forms, start=1)}
-        keys["act-res"] = render.freeze(res)
-    except ValueError:  # a value no key holds: the whole panel, and nothing known of it
+
+    def made() -> tuple[list[dict[str, Any]], dict[str, bytes] | None]:
+        """The forms and their keys, once per change for the GM's panel and the acting player's (the
+        same options list: ``options_for``'s, held by the table)."""
+        forms = [actions.form_context(o, n, act) for n, o in enumerate(options, start=1)]
+        try:
+            keys = {f"opt-{n}": render.freeze(dict(f, oob=True)) for n, f in enumerate(forms, start=1)}
+            keys["act-res"] = render.freeze(res)
+        except ValueError:  # a value no key holds
+            return forms, None
+        return forms, keys
+
+    forms, known = table.once(("forms", acting.id, id(options), act), made)
+    if known is None:  # the whole panel, and nothing known of it
         sent.clear()
         actions.share_options(table, ctx)
         return render_own(("actions",), ctx)
+    keys = dict(known)
     if sent.get("actions") != repr(shape).encode():
         sent.clear()
         sent.update(keys, actions=repr(shape).encode())
@@ -362,12 +376,26 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
         )
         for uid in sorted(table.controllers())
     }
+    mark = seqmark(battle.seq, battle.version)
     return {
         "base": battle.version - 1,
-        "gm": marker + tight(gm_shared + gm_panel + gm_own + render.render_one("seqmark", gm_frame)),
-        "pl": marker + tight(pl_shared + render.render_one("seqmark", pl_frame)),
+        "gm": marker + tight(gm_shared + gm_panel + gm_own) + mark,
+        "pl": marker + tight(pl_shared) + mark,
         "users": users,
     }
+
+
+# The page's seq mark (the ``seqmark`` partial of combat/battle.html), written out: every change
+# pushes it to both classes, and a template render of it cost as much as a token's.
+SEQMARK = (
+    '<input type="hidden" id="battle-seq" hx-swap-oob="true" data-seq="{}" data-version="{}" '
+    'name="page_seq" value="{}">'
+)
+
+
+def seqmark(seq: int, version: int) -> str:
+    """The seq mark as the ``seqmark`` partial renders it (a test holds both the same)."""
+    return format_html(SEQMARK, seq, version, seq)
 
 
 def tight(html: str) -> str:

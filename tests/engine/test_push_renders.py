@@ -130,3 +130,28 @@ def test_every_cached_piece_is_rendered_from_all_its_template_reads(key, monkeyp
             seen.add(name)
         pieces.clear()
     assert seen == render.PIECES  # every piece was rendered (and checked) at least once
+
+
+def test_the_pushed_seq_mark_is_the_pages_seq_mark():
+    """The push writes the seq mark out instead of rendering the ``seqmark`` partial: the same bytes."""
+    from combat.presenters.changes import seqmark
+    from combat.presenters.render import render_one
+
+    for seq, version in ((0, 0), (7, 9), (1234, 1240)):
+        assert seqmark(seq, version) == render_one("seqmark", {"seq": seq, "version": version})
+
+
+def test_cached_pieces_are_kept_as_plain_strings_the_collector_does_not_track():
+    """``FRAGMENTS`` holds str, not SafeString: 20,000 tracked objects slowed every full collection."""
+    import gc
+
+    from combat.presenters.render import TOKEN, fragment
+    from combat.table import FRAGMENTS
+
+    clear_caches()
+    ctx = {"t": {"id": "c1", "name": "Ayla"}, "oob": False}
+    html = fragment(TOKEN, ctx)
+    assert "Ayla" in html and hasattr(html, "__html__")  # safe to insert in a template
+    stored = list(FRAGMENTS.values())
+    assert len(stored) == 1 and type(stored[0]) is str and not gc.is_tracked(stored[0])
+    assert fragment(TOKEN, ctx) == html  # the second one from the cache
