@@ -40,12 +40,12 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
     if current is not None and state.pending is None and (is_gm or current.controller == user_id):
         acting = current
         options = options_for(table, current, unseen)
-    if current is not None and current.id in unseen:
-        current_name = "the GM"  # a turn in the fog: whose, the players do not know
-    else:
-        current_name = current.name if current else ""
+    current_name = acting_name(state, unseen)
     return {
         "waiting": _waiting(state, current_name, user_id, is_gm, unseen),
+        # "Waiting for <name>'s turn.": the name is an element of its own, which a change of turn
+        # fills for every player at once (``changes._shared``) instead of each waiting panel.
+        "waiting_turn": state.pending is None and bool(current_name) and not is_gm,
         "acting": acting,
         # "Your turn" is a player's: the GM acts for everyone ("Acting for ..."), on the page as in pushes.
         "acting_mine": acting is not None and not is_gm and acting.controller == user_id,
@@ -54,6 +54,14 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
         "has_combatant": bool(own_tokens(table, user_id, is_gm)) or is_gm,
         "current_name": current_name,
     }
+
+
+def acting_name(state: BattleState, unseen: frozenset[str]) -> str:
+    """Whose turn it is, as a viewer who may not know of ``unseen`` says it."""
+    current = state.current()
+    if current is None:
+        return ""
+    return "the GM" if current.id in unseen else current.name  # a turn in the fog: whose, they do not know
 
 
 def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:
@@ -67,6 +75,7 @@ def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:
         "has_combatant": ctx["has_combatant"],
         "current_name": ctx["current_name"],
         "waiting": ctx["waiting"],
+        "waiting_turn": ctx["waiting_turn"],
         "is_gm": False,
     }
 

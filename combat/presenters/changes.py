@@ -205,6 +205,9 @@ def _shared(
     )
     if turned:
         parts.append(render.render_one("tracker_head", head))
+        if vclass == "pl":  # every player's panel names whose turn it is in this one element
+            name = actions.acting_name(state, unseen_ids(state, Viewer(role=Role.PLAYER)))
+            parts.append(format_html('<span id="waiting-for" hx-swap-oob="innerHTML">{}</span>', name))
     for cid in sorted(named):
         t = _token(table, vclass, cid)
         if t is None:
@@ -248,10 +251,12 @@ def _own(
     new: int,
     turned: bool,
     asked: bool,
+    before: str | None = None,
 ) -> str:
     """A viewer's own regions the change touched: the action panel and prompt of whoever acts or
-    answers now (their forms carry the seq), everyone's when the turn changed; a player's sheet when it
-    shows a combatant the change named, or a notice of the change before."""
+    answers now, and of whoever acted before (``before``: the combatant who acted at the version
+    before); a player's sheet when it shows a combatant the change named, or a notice of the change
+    before."""
     from combat.presenters import render_own
 
     state = table.state
@@ -261,7 +266,15 @@ def _own(
     else:
         mine = sheet.controlled(table, uid)
         current, pending = state.current(), state.pending
-        if turned or (current is not None and current.id in mine):
+        # A player's panel changes when their turn begins or ends, or a reaction window opens or
+        # closes; a waiting panel's name of whose turn it is comes with the class's part
+        # (``_shared``), unless this player sees the table from another side than the party's.
+        own_side = all(state.combatants[cid].side == "party" for cid in mine)
+        if (
+            (current is not None and current.id in mine)
+            or before in mine
+            or (turned and (asked or not own_side or (current is None) != (before is None)))
+        ):
             regions.append("actions")
         if asked or (pending is not None and pending.combatant in mine):
             regions.append("prompt")
@@ -347,13 +360,14 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
         return None
     layouts = {vclass: layout(table, vclass) for vclass in ("gm", "pl")}
     turns = {vclass: turn_of(table, vclass) for vclass in ("gm", "pl")}
-    turned, asked = {}, {}
+    turned, asked, acted = {}, {}, {}
     for vclass, shape in layouts.items():
         before = LAYOUTS.get((battle.pk, vclass))
         if before is None or before[:2] != (battle.version - 1, shape):
             return None
         turned[vclass] = before[2] != turns[vclass]
         asked[vclass] = before[2][2] != turns[vclass][2]  # the reaction window
+        acted[vclass] = before[2][1]  # who acted at the version before
     named = touched(events, state.combatants)
     new = len(events)
     gm_frame = frame_of(table, "gm")
@@ -372,7 +386,17 @@ def delta(table: Table, events: list[Event]) -> dict[str, Any] | None:
     gm_own = _own(table, dict(gm_frame, role=Role.GM), None, True, named, new, turned["gm"], asked["gm"])
     users = {
         uid: tight(
-            _own(table, dict(pl_frame, role=Role.PLAYER), uid, False, named, new, turned["pl"], asked["pl"])
+            _own(
+                table,
+                dict(pl_frame, role=Role.PLAYER),
+                uid,
+                False,
+                named,
+                new,
+                turned["pl"],
+                asked["pl"],
+                acted["pl"],
+            )
         )
         for uid in sorted(table.controllers())
     }

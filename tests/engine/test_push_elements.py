@@ -54,7 +54,8 @@ def by_id(root: Any, ident: str) -> Any | None:
 
 def swap(root: Any, frame: str) -> None:
     """What htmx does with a frame: each top-level element swapped out of band (outerHTML by its id,
-    ``afterbegin:<selector>`` its children into the target, ``delete`` the target)."""
+    ``afterbegin:<selector>`` its children into the target, ``innerHTML`` its content for the
+    target's, ``delete`` the target)."""
     for element in elements(frame):
         how = element.attrib.pop("hx-swap-oob", "true")
         style, _, selector = how.partition(":")
@@ -78,6 +79,12 @@ def swap(root: Any, frame: str) -> None:
         elif style == "afterbegin":
             for i, child in enumerate(list(element)):
                 target.insert(i, child)
+        elif style == "innerHTML":  # the element's content (text and children) in place of the target's
+            for child in list(target):
+                target.remove(child)
+            target.text = element.text
+            for child in list(element):
+                target.append(child)
         elif style == "delete":
             target.getparent().remove(target)
         else:

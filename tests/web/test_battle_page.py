@@ -49,7 +49,10 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
     # Recover has nothing to recover from: greyed with the reason.
     assert "No status to recover from." in html
     client.force_login(users["other_player"])
-    assert "Waiting for Ayla&#x27;s turn." in client.get(f"/battles/{battle.pk}/").content.decode()
+    waiting = client.get(f"/battles/{battle.pk}/").content.decode()
+    title = waiting[waiting.index('id="actions-title"') : waiting.index("</h2>", waiting.index('id="actions-title"'))]
+    assert re.sub(r"<[^>]+>", "", title.split(">", 1)[1]) == "Waiting for Ayla&#x27;s turn."
+    assert '<span id="waiting-for">Ayla</span>' in title  # the name a change of turn fills in
 
 
 @pytest.mark.parametrize(
