@@ -366,7 +366,8 @@ def _extra_problem(values: dict[str, Any]) -> str | None:
         if key == "flow":
             if value is not None and not (
                 isinstance(value, dict)
-                and set(value) == {"at", "index"}
+                and set(value) - {"explained"} == {"at", "index"}
+                and value.get("explained", True) is True
                 and value["at"] in _FLOW_STEPS
                 and _int(value["index"], 0, MAX_NUMBER)
             ):

@@ -210,11 +210,15 @@ class Ctx:
 # --- turn and round bookkeeping (generic for every ruleset) -------------------
 
 
-def _paused(ctx: Ctx, at: str, index: int = 0) -> bool:
-    """True when a hook left a reaction window open: remember where the turn flow stops."""
+def _paused(ctx: Ctx, at: str, index: int = 0, explained: bool = False) -> bool:
+    """True when a hook left a reaction window open: remember where the turn flow stops (and, for the
+    end of a turn, that the log already said why it ends: the line stays single once answered)."""
     if ctx.state.pending is None:
         return False
-    ctx.emit("battle.extra", set={"flow": {"at": at, "index": index}})
+    flow: dict[str, Any] = {"at": at, "index": index}
+    if explained:
+        flow["explained"] = True
+    ctx.emit("battle.extra", set={"flow": flow})
     return True
 
 
@@ -243,7 +247,7 @@ def end_turn(ctx: Ctx, skipped_by: str | None = None, explained: bool = False) -
     if skipped_by:
         ctx.emit("turn.skipped", combatant=c.id, by=skipped_by)
     ctx.attempt("The end of the turn", ctx.rules.on_turn_end, ctx, c)
-    if _paused(ctx, "turn_end", state.turn):
+    if _paused(ctx, "turn_end", state.turn, explained):
         return
     _turn_ended(ctx, c.id, explained)
 
@@ -295,7 +299,7 @@ def _continue_flow(ctx: Ctx) -> None:
     if at == "turn_end":
         cid = state.order[flow["index"]] if flow["index"] < len(state.order) else None
         if cid is not None:
-            _turn_ended(ctx, cid)
+            _turn_ended(ctx, cid, flow.get("explained") is True)
     elif at == "round_end":
         ctx.emit("round.ended", round=state.round)
         _round_start(ctx, state.round + 1)
