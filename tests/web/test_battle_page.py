@@ -231,3 +231,12 @@ def test_a_token_menu_is_fetched_by_the_gm_alone(client):
         assert response.status_code == status, persona
         assert str(SECRET_HP) not in response.content.decode()
     assert client.post(url).status_code == 405
+
+
+@pytest.mark.parametrize("start", [False, True])
+def test_no_template_comment_reaches_the_gms_page(client, start):
+    """Django's ``{# #}`` ends at the line's end: a longer one would show on the page as text."""
+    users, _, battle = table(start=start)
+    client.force_login(users["gm"])
+    html = client.get(f"/battles/{battle.pk}/").content.decode()
+    assert "{#" not in html and "#}" not in html
