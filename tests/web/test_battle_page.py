@@ -183,6 +183,23 @@ def test_end_battle_leaves_the_header_once_the_battle_is_over(client, monkeypatc
     assert _swapped(page, sent[-1]["gm"]).count(">End battle</button>") == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_end_battle_arrives_with_the_start_and_add_combatants_stays_for_the_set_up(client, monkeypatch):
+    from combat import live, services
+
+    users, _, battle = table(start=False)
+    sent: list[dict] = []
+    monkeypatch.setattr(live, "publish", lambda group, message: sent.append(message))
+    client.force_login(users["gm"])
+    page = client.get(f"/battles/{battle.pk}/").content.decode()
+    # A battle that has not begun cannot end; it is when the GM adds combatants.
+    assert ">End battle</button>" not in page and 'id="gm-add"' in page
+    assert services.start_battle(battle.pk, users["gm"]).ok
+    started = _swapped(page, sent[-1]["gm"])
+    assert started.count(">End battle</button>") == 1 and started.count('id="gm-add"') == 1
+    assert 'data-phase="active"' in started
+
+
 def test_the_token_menu_offers_hiding_for_monsters_only_and_the_service_refuses_a_party_member(client):
     from lxml import html as lxml_html
 
