@@ -98,8 +98,16 @@ def test_the_gm_clicks_a_token_and_uses_its_menu(asgi_server, browser, shot):
     # End battle: from the header, with a confirm.
     gm.locator(".battle-head").get_by_role("button", name="End battle").click()
     expect(gm.locator("#confirm")).to_contain_text("End the battle now?")
+    add = gm.get_by_role("heading", name="Add combatants")
+    expect(add).to_be_visible()
     gm.locator("#confirm button[data-confirm=yes]").click()
     expect(gm.locator("#tracker-title")).to_have_text("Battle over")
+    # Nobody joins a battle that is over: "Add combatants" goes with the push, and comes back with an undo.
+    expect(add).to_be_hidden()
+    gm.locator("#gm-panel").get_by_role("button", name="Undo last action").click()
+    expect(gm.locator("#tracker-title")).to_have_text(re.compile(r"^Round \d+$"))
+    expect(add).to_be_visible()
+    expect(gm.locator(".battle-head").get_by_role("button", name="End battle")).to_be_visible()
     context.close()
     pl_context.close()
 

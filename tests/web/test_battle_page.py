@@ -200,6 +200,32 @@ def test_end_battle_arrives_with_the_start_and_add_combatants_stays_for_the_set_
     assert 'data-phase="active"' in started
 
 
+@pytest.mark.django_db(transaction=True)
+def test_add_combatants_goes_with_the_end_of_the_battle_and_comes_back_with_its_undo(client, monkeypatch):
+    """The form stays on the GM's page (a push never resets what the GM is choosing in it); the
+    stylesheet hides it while the pushed board says the battle is over (a browser test sees it go)."""
+    from combat import live, services
+
+    users, _, battle = table()
+    sent: list[dict] = []
+    monkeypatch.setattr(live, "publish", lambda group, message: sent.append(message))
+    client.force_login(users["gm"])
+    page = client.get(f"/battles/{battle.pk}/").content.decode()
+    ended = services.gm_override(battle.pk, users["gm"], {"kind": "gm.end_battle", "params": {}}, battle.seq)
+    assert ended.ok, ended.reason
+    assert 'data-phase="ended"' in _swapped(page, sent[-1]["gm"])
+    css = client.get("/static/combat/battle.css")
+    rule = '.battle:has(#board[data-phase="ended"]) .gm-add { display: none; }'
+    assert rule in b"".join(css.streaming_content if css.streaming else [css.content]).decode()
+    # Loaded after the end, the page holds it too (hidden), so an undo's push brings it back.
+    over = client.get(f"/battles/{battle.pk}/").content.decode()
+    assert 'id="gm-add"' in over and 'data-phase="ended"' in over
+    assert services.undo(battle.pk, users["gm"], ended.seq).ok
+    assert 'data-phase="active"' in _swapped(over, sent[-1]["gm"])
+    client.force_login(users["player"])
+    assert 'id="gm-add"' not in client.get(f"/battles/{battle.pk}/").content.decode()
+
+
 def test_the_token_menu_offers_hiding_for_monsters_only_and_the_service_refuses_a_party_member(client):
     from lxml import html as lxml_html
 
