@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import LAPTOP, PHONE
@@ -168,4 +170,29 @@ def test_the_gm_opens_a_token_menu_from_the_keyboard(asgi_server, browser):
     menu.get_by_role("menuitem", name="Move…").press("Enter")
     expect(menu).to_be_hidden()
     expect(gm.locator("#board-hint")).to_contain_text(f"Tap a square for {name}")
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["390", "1280"])
+def test_the_gms_board_toolbar_is_one_row(asgi_server, browser, shot, size):
+    gm_user, _, battle_id = _active_table(f"bar{size}")
+    context, gm = _seat(browser, asgi_server, gm_user, PHONE if size == "390" else LAPTOP)
+    gm.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(gm)
+    bar = gm.get_by_role("toolbar", name="Board view")
+    # On a phone the tools show icons; their names stay the words (for screen readers, and these tests).
+    for role, name in (
+        ("button", "Fit board"),
+        ("button", "Centre on acting"),
+        ("link", "Map"),
+        ("button", "Ruler"),
+    ):
+        expect(bar.get_by_role(role, name=name, exact=True)).to_be_visible()
+    expect(bar.locator("summary", has_text="Fog")).to_be_visible()
+    shot(gm, f"gm-toolbar-{size}", full_page=False)
+    # One row: every tool at the same height (at 390 px, the GM's seven tools were two rows).
+    tops = bar.locator(":scope > :visible").evaluate_all(
+        "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+    )
+    assert len(tops) == 7 and len(set(tops)) == 1, tops
     context.close()
