@@ -182,8 +182,14 @@ FORM_KEYS = (
     "target_choices",
     "pick",
 )
-# The options' box: every form in it posts into the messages, for the actor, with the page's seq.
-OPTS_OPEN = '<div class="opts" hx-target="#battle-messages" hx-include="#battle-seq" hx-vals=\'{}\'>'
+# The options' box: every form in it posts into the messages, for the actor, with the page's seq; one
+# at a time (``hx-sync="this:drop"``): a second tap while one is on its way is dropped. htmx would
+# otherwise queue it and send it once the first is answered, with the seq the push has just brought
+# and, from battle.js, a new client token: a second action, with or without scripts.
+OPTS_OPEN = (
+    '<div class="opts" hx-target="#battle-messages" hx-include="#battle-seq" hx-sync="this:drop"'
+    " hx-vals='{}'>"
+)
 
 
 def form_context(option: dict[str, Any], n: int, act: str) -> dict[str, Any]:

@@ -196,3 +196,36 @@ def test_the_gms_board_toolbar_is_one_row(asgi_server, browser, shot, size):
     )
     assert len(tops) == 7 and len(set(tops)) == 1, tops
     context.close()
+
+
+def test_a_second_tap_while_the_first_is_on_its_way_sends_nothing(asgi_server, browser):
+    """htmx queues a form's second submission while its first is on its way and sends it once the
+    first is answered, with the seq the push brought (and a new token): a turn skipped twice. The
+    options' box and the GM's quick actions drop it instead."""
+    gm_user, _, battle_id = _active_table("twice")
+    context, gm = _seat(browser, asgi_server, gm_user, LAPTOP)
+    gm.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(gm)
+    # The posts htmx sends, counted once the first is answered and whatever it queued has gone.
+    gm.evaluate(
+        """() => {
+          window.vttPosts = 0; window.vttSettled = null;
+          document.body.addEventListener("htmx:beforeRequest", (e) => {
+            if (e.detail.requestConfig.verb === "post") { window.vttPosts += 1; }
+          });
+          document.body.addEventListener("htmx:afterRequest", () => setTimeout(() => {
+            if (window.vttSettled === null) { window.vttSettled = window.vttPosts; }
+          }, 0));
+        }"""
+    )
+    held = []
+    gm.route("**/act", lambda route: held.append(route))  # the first post waits here until the second tap
+    skip = gm.locator("#gm-quick").get_by_role("button", name="Skip this turn")
+    with gm.expect_request("**/act"):
+        skip.click()
+    skip.click()
+    assert len(held) == 1
+    held[0].continue_()
+    gm.wait_for_function("() => window.vttSettled !== null")
+    assert gm.evaluate("() => window.vttSettled") == 1
+    context.close()
