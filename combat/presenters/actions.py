@@ -220,6 +220,13 @@ def share_options(table: Table, ctx: dict[str, Any]) -> None:
     panel and the acting player's, and the same option from one change to the next, render once. The
     page's first render (it has the CSRF token) posts without scripts too: its forms carry the CSRF
     field, the seq and a fresh client token each.
+
+    With htmx and without battle.js a pushed form posts no client token: a fresh one per post needs
+    code (an ``hx-vals`` "js:" expression is evaluated, which the CSP's script-src without
+    'unsafe-eval' and htmx's ``allowEval: false`` forbid), and one rendered into the box would be
+    sent again with the next, different action (the element pushes keep the box), which the token
+    check would take for a repeat. A double tap stays single without it: the second post carries the
+    page's seq, stale once the first is in, and the box drops it while the first is on its way.
     """
     acting = ctx.get("acting")
     if acting is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import LAPTOP, PHONE

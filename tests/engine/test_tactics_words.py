@@ -3,9 +3,9 @@ player's words (no option keys, no figures of a monster whose numbers are hidden
 
 from __future__ import annotations
 
+from combat.engine.context import rules_for
 from combat.engine.events import Event
 from combat.engine.log import describe
-from combat.engine.context import rules_for
 from combat.engine.testing import Battle
 from combat.engine.view import Viewer, event_for, hidden_ids
 from combat.import_check import _extra_problem
