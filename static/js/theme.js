@@ -4,6 +4,9 @@
   "use strict";
   var KEY = "vtt-theme";
   var html = document.documentElement;
+  // Scripts run: the page's script-only layout (the battle's chat drawer, off screen on a phone)
+  // applies from the first paint, not when the deferred scripts run (the drawer slid away then).
+  html.classList.add("js");
   var names = { auto: "Theme: system", light: "Theme: light", dark: "Theme: dark" };
   function saved() {
     try { return window.localStorage.getItem(KEY) || "auto"; } catch (err) { return "auto"; }

@@ -228,3 +228,24 @@ def test_a_second_tap_while_the_first_is_on_its_way_sends_nothing(asgi_server, b
     gm.wait_for_function("() => window.vttSettled !== null")
     assert gm.evaluate("() => window.vttSettled") == 1
     context.close()
+
+
+def test_the_chat_drawer_is_off_screen_on_a_phone_from_the_first_paint(asgi_server, browser):
+    gm_user, _, battle_id = _active_table("drawer")
+    context, gm = _seat(browser, asgi_server, gm_user, PHONE)
+    # Once the page is parsed, before the deferred scripts run: its script-only styles already apply
+    # (they hide the drawer), so the first paint never shows the drawer sliding away.
+    gm.add_init_script(
+        """document.addEventListener("readystatechange", () => {
+          if (document.readyState === "interactive") {
+            window.vttJsAtParse = document.documentElement.classList.contains("js");
+          }
+        });"""
+    )
+    gm.goto(f"{asgi_server}/battles/{battle_id}/")
+    wait_live(gm)
+    assert gm.evaluate("() => window.vttJsAtParse") is True
+    expect(gm.locator("#chat-drawer")).to_be_hidden()
+    gm.get_by_role("button", name="Chat").click()
+    expect(gm.locator("#chat-drawer")).to_be_visible()
+    context.close()
