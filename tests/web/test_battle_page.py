@@ -50,7 +50,9 @@ def test_the_acting_player_gets_targets_squares_and_area_shapes_to_pick_from(cli
     assert "No status to recover from." in html
     client.force_login(users["other_player"])
     waiting = client.get(f"/battles/{battle.pk}/").content.decode()
-    title = waiting[waiting.index('id="actions-title"') : waiting.index("</h2>", waiting.index('id="actions-title"'))]
+    title = waiting[
+        waiting.index('id="actions-title"') : waiting.index("</h2>", waiting.index('id="actions-title"'))
+    ]
     assert re.sub(r"<[^>]+>", "", title.split(">", 1)[1]) == "Waiting for Ayla&#x27;s turn."
     assert '<span id="waiting-for">Ayla</span>' in title  # the name a change of turn fills in
 
