@@ -11,8 +11,10 @@ lines. Each visibility class gets, rendered once:
 - the GM: besides, the quick action of a monster's turn when it changed (``gm-tactics``), the GM's action panel
   (only the option forms that changed while the actor and its options are the same: ``_panel``) and
   prompt (a token's menu is not pushed: the page fetches it when it opens, ``gm.menu_html``);
-- each controlling player: their action panel (as the GM's) and prompt, and their sheet when it shows a combatant
-  the change named or a notice of the change before.
+- each controlling player: their action panel (as the GM's) when their turn begins, goes on or ends,
+  or a reaction window opens or closes, their prompt, and their sheet when it shows a combatant the
+  change named or a notice of the change before; a waiting panel's "Waiting for X's turn." takes the
+  new name from the players' class part (``waiting-for``), one element for all of them.
 
 Some changes alter the page's layout, not only its elements: a combatant added, removed, placed or
 moved between rows, the turn order, the fog, a new phase. ``FULL_TYPES`` lists the events that do;

@@ -194,6 +194,24 @@ def test_the_gms_board_toolbar_is_one_row(asgi_server, browser, shot, size):
         "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
     )
     assert len(tops) == 7 and len(set(tops)) == 1, tops
+    if size == "390":
+        # Above the board two rows, not three: "End battle" and "Chat" beside the campaign's link,
+        # the title and the connection under them.
+        boxes = gm.evaluate(
+            """() => Object.fromEntries(
+              [".battle-head .crumb-link", "#end-battle button", ".chat-toggle", ".battle-head h1"].map(
+                (s) => { const r = document.querySelector(s).getBoundingClientRect(); return [s, [r.top, r.bottom]]; }))"""
+        )
+        link_top, link_bottom = boxes[".battle-head .crumb-link"]
+        middle = (link_top + link_bottom) / 2
+        for button in ("#end-battle button", ".chat-toggle"):
+            top, bottom = boxes[button]
+            assert top <= middle <= bottom, (button, boxes)
+        assert (
+            boxes[".battle-head h1"][0]
+            >= max(boxes[b][1] for b in ("#end-battle button", ".chat-toggle")) - 1
+        )
+        assert gm.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     context.close()
 
 
