@@ -221,23 +221,50 @@ def test_a_second_tap_while_the_first_is_on_its_way_sends_nothing(asgi_server, b
     options' box and the GM's quick actions drop it instead."""
     gm_user, _, battle_id = _active_table("twice")
     context, gm = _seat(browser, asgi_server, gm_user, LAPTOP)
+    # The table's pushes are held back while the first post is answered: its push would replace the
+    # quick actions first, and htmx sends nothing queued on an element gone from the page, so the
+    # test would depend on which of the two came first.
+    held_frames: list = []
+    holding = [False]
+
+    def through(ws):
+        server = ws.connect_to_server()
+        ws.on_message(server.send)
+        server.on_message(
+            lambda message: held_frames.append((ws, message)) if holding[0] else ws.send(message)
+        )
+
+    gm.route_web_socket("**/ws/battles/**", through)
     gm.goto(f"{asgi_server}/battles/{battle_id}/")
     wait_live(gm)
-    # The posts htmx sends, counted once the first is answered and whatever it queued has gone.
+    # The action posts the page sends, counted once the first is answered and whatever htmx queued
+    # behind it has gone (htmx sends a queued request as it handles the answer). Counted on the
+    # requests themselves, not on htmx's events: the first action's push may replace the quick
+    # actions before its answer arrives, and an element's events no longer reach the page then.
     gm.evaluate(
         """() => {
           window.vttPosts = 0; window.vttSettled = null;
-          document.body.addEventListener("htmx:beforeRequest", (e) => {
-            if (e.detail.requestConfig.verb === "post") { window.vttPosts += 1; }
-          });
-          document.body.addEventListener("htmx:afterRequest", () => setTimeout(() => {
-            if (window.vttSettled === null) { window.vttSettled = window.vttPosts; }
-          }, 0));
+          const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+          XMLHttpRequest.prototype.open = function (method, url) {
+            this.vttAction = String(method).toUpperCase() === "POST" && /[/]act$/.test(String(url));
+            return open.apply(this, arguments);
+          };
+          XMLHttpRequest.prototype.send = function () {
+            if (this.vttAction) {
+              window.vttPosts += 1;
+              if (window.vttPosts === 1) {
+                this.addEventListener("loadend", () => setTimeout(() => { window.vttSettled = window.vttPosts; }, 0));
+              }
+            }
+            return send.apply(this, arguments);
+          };
         }"""
     )
     held = []
     gm.route("**/act", lambda route: held.append(route))  # the first post waits here until the second tap
     skip = gm.locator("#gm-quick").get_by_role("button", name="Skip this turn")
+    before = gm.locator("#battle-seq").get_attribute("data-seq") or ""
+    holding[0] = True
     with gm.expect_request("**/act"):
         skip.click()
     skip.click()
@@ -245,6 +272,10 @@ def test_a_second_tap_while_the_first_is_on_its_way_sends_nothing(asgi_server, b
     held[0].continue_()
     gm.wait_for_function("() => window.vttSettled !== null")
     assert gm.evaluate("() => window.vttSettled") == 1
+    holding[0] = False
+    for ws, message in held_frames:  # the push of the one action, and the page takes it
+        ws.send(message)
+    expect(gm.locator("#battle-seq")).not_to_have_attribute("data-seq", before)
     context.close()
 
 
