@@ -41,17 +41,24 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
         acting = current
         options = options_for(table, current, unseen)
     current_name = acting_name(state, unseen)
+    has_combatant = bool(own_tokens(table, user_id, is_gm)) or is_gm
     return {
         "waiting": _waiting(state, current_name, user_id, is_gm, unseen),
-        # "Waiting for <name>'s turn.": the name is an element of its own, which a change of turn
-        # fills for every player at once (``changes._shared``) instead of each waiting panel.
-        "waiting_turn": state.pending is None and bool(current_name) and not is_gm,
+        # The panel says "Waiting for <name>'s turn.": the name is an element of its own
+        # (``waiting-for``), which a change of turn fills for every player at once
+        # (``changes._shared``); a player's panel that says something else keeps it hidden.
+        "waiting_turn": acting is None
+        and not is_gm
+        and state.phase == "active"
+        and has_combatant
+        and state.pending is None
+        and bool(current_name),
         "acting": acting,
         # "Your turn" is a player's: the GM acts for everyone ("Acting for ..."), on the page as in pushes.
         "acting_mine": acting is not None and not is_gm and acting.controller == user_id,
         "options": options,
         "unseen": unseen,
-        "has_combatant": bool(own_tokens(table, user_id, is_gm)) or is_gm,
+        "has_combatant": has_combatant,
         "current_name": current_name,
     }
 
