@@ -241,10 +241,14 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> LockedBattle |
     snapshot: ``snapshot_seq`` differing from ``seq`` tells that it waited, and
     ``token_seen`` must then be asked again (see ``_seen``).
 
-    The statement is written once per shape (``_lock_sql``) and run as a raw query. Django's way is
+    The statement is written once per shape (``_lock_sql``) and its row becomes a ``Battle`` through
+    ``Model.from_db``, each column through its field's converters (resolved once, ``_lock_columns``),
+    as a queryset's rows are. Django's way is
     ``Battle.objects.select_for_update().filter(pk=...).annotate(role=Subquery(...), ...)``, which the
     ORM compiles anew on every call; with the two writes below that cost 4.3-6.1 ms of an action's
-    11-16 ms of CPU (``bench/framework.py --replacement sql``, paired).
+    11-16 ms of CPU (``bench/framework.py --replacement sql``, paired). A raw queryset
+    (``Battle.objects.raw``) resolves its columns, their converters and the model's init order
+    anew on every call too: 0.5 ms of CPU of the lock's 0.8 ms (PostgreSQL, one process).
     ``test_the_locking_read_matches_the_orm_query`` holds that both give the same rows.
     """
     try:
@@ -258,13 +262,35 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> LockedBattle |
     if token is not None:
         params += [token] if user_id is None else [token, user_id]
     sql = _lock_sql(connection.vendor, token is not None, user_id is None)
-    rows = list(Battle.objects.raw(sql, [*params, pk]))
-    if not rows:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+        row = cursor.fetchone()
+    if row is None:
         return None
-    battle = cast("LockedBattle", rows[0])
+    names, converters = _lock_columns(connection.vendor)
+    values = list(row[: len(names)])
+    for i, expression, convert in converters:
+        for converter in convert:
+            values[i] = converter(values[i], expression, connection)
+    battle = cast("LockedBattle", Battle.from_db(connection.alias, names, values))
+    battle.role = row[len(names)]
     if token is not None:
-        battle.token_seen = bool(battle.token_seen)  # SQLite answers EXISTS with 0 or 1
+        battle.token_seen = bool(row[len(names) + 1])  # SQLite answers EXISTS with 0 or 1
+        battle.snapshot_seq = row[len(names) + 2]
     return battle
+
+
+@functools.cache
+def _lock_columns(vendor: str) -> tuple[list[str], list[tuple[int, Any, list[Any]]]]:
+    """The battle row's fields in ``_lock_sql``'s order, and the converters of those that have any."""
+    names, converters = [], []
+    for i, f in enumerate(Battle._meta.concrete_fields):
+        names.append(f.attname)
+        expression = f.get_col(Battle._meta.db_table)
+        convert = [*connection.ops.get_db_converters(expression), *expression.get_db_converters(connection)]
+        if convert:
+            converters.append((i, expression, convert))
+    return names, converters
 
 
 @functools.cache
@@ -274,7 +300,7 @@ def _lock_sql(vendor: str, with_token: bool, anonymous: bool) -> str:
     b, m, e = (qn(model._meta.db_table) for model in (Battle, Membership, BattleEvent))
     user = "IS NULL" if anonymous else "= %s"
     columns = [
-        f"{b}.*",
+        *(f"{b}.{qn(cast(str, f.column))}" for f in Battle._meta.concrete_fields),
         f"(SELECT {m}.{qn('role')} FROM {m} WHERE {m}.{qn('campaign_id')} = {b}.{qn('campaign_id')}"
         f" AND {m}.{qn('user_id')} {user} LIMIT 1) AS {qn('role')}",
     ]
@@ -329,13 +355,13 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
     first = battle.seq + 1
     actor_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
     now = timezone.now()
-    _insert_events(
-        [(battle.pk, first + i, e.type, e.data, actor_id, token, now) for i, e in enumerate(events)]
-    )
     seq = battle.seq + len(events)
     snapshot = state.to_dict()
     version = battle.version + 1  # the row is locked: no other writer read the same version
-    _write(BATTLE_WRITE, (snapshot, seq, _status(state), version, now, battle.pk))
+    _store(
+        [(battle.pk, first + i, e.type, e.data, actor_id, token, now) for i, e in enumerate(events)],
+        (snapshot, seq, _status(state), version, now, battle.pk),
+    )
     battle.snapshot, battle.seq, battle.status, battle.version = snapshot, seq, _status(state), version
     _on_commit(battle.pk, seq, (battle, state, events))
     return Result(
@@ -347,7 +373,7 @@ def _append(battle: Battle, state: BattleState, events: list[Event], user: Any, 
 # ``_update_sql``): Django's bulk_create and update compile theirs anew for each action (with the lock,
 # 4.3-6.1 ms of an action's 11-16 ms, ``bench/framework.py --replacement sql``). Values go through
 # each field's own get_db_prep_save (JSON, dates, keys), as the ORM's would;
-# ``test_append_writes_what_the_orm_reads``.
+# ``test_append_writes_what_the_orm_reads``. On PostgreSQL both go as one statement (``_store``).
 EVENT_COLUMNS = ("battle", "seq", "type", "data", "actor", "client_token", "created")
 BATTLE_WRITE = ("snapshot", "seq", "status", "version", "updated", "id")
 ROWS_PER_INSERT = 100
@@ -397,6 +423,27 @@ def _insert_events(rows: list[tuple[Any, ...]]) -> None:
                 f.get_db_prep_save(v, connection) for row in chunk for f, v in zip(fields, row, strict=True)
             ]
             cursor.execute(head + ", ".join([one] * len(chunk)), params)
+
+
+def _store(rows: list[tuple[Any, ...]], values: tuple[Any, ...]) -> None:
+    """INSERT the event rows and UPDATE the battle row (``BATTLE_WRITE`` values).
+
+    On PostgreSQL one statement does both (the insert as a data-modifying WITH), one round trip
+    instead of two: with the locking read and the commit, an action's third of four. Elsewhere, and
+    for more rows than one INSERT takes, the two statements.
+    """
+    if connection.vendor != "postgresql" or not 0 < len(rows) <= ROWS_PER_INSERT:
+        _insert_events(rows)
+        _write(BATTLE_WRITE, values)
+        return
+    event_fields, head, one = _insert_sql(connection.vendor)
+    battle_fields, update = _update_sql(connection.vendor, BATTLE_WRITE)
+    params = [
+        f.get_db_prep_save(v, connection) for row in rows for f, v in zip(event_fields, row, strict=True)
+    ]
+    params += [f.get_db_prep_save(v, connection) for f, v in zip(battle_fields, values, strict=True)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH new_events AS ({head}{', '.join([one] * len(rows))}) {update}", params)
 
 
 def _write(columns: tuple[str, ...], values: tuple[Any, ...]) -> None:
