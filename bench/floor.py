@@ -6,10 +6,13 @@ publishes a prepared message of a real push's size (``bench/floor_app.py``):
 
 - ``--level stack``: the project's server with its middleware, session, user, socket consumer and
   fan-out, the view alone replaced;
+- ``--level write``: ``stack`` plus the battle's transaction as an action runs it (the locking read,
+  one event, the battle row), without the rules and the render;
 - ``--level bare``: Django's ASGI handler with no middleware, an async view and a plain Channels
   consumer: the framework and the server alone.
 
-``bench/live.py`` minus ``--level stack`` is what the rules, the battle's write and the render cost;
+``bench/live.py`` minus ``--level stack`` is what the rules, the battle's write and the render cost
+(minus ``--level write``: the rules and the render alone);
 ``--level stack`` minus ``--level bare`` is the project's request and socket path; ``--level bare``
 is the floor no code of the project can go under on this stack (``--server`` swaps the ASGI server).
 
@@ -50,7 +53,7 @@ from bench.live import (  # noqa: E402
 
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--level", choices=("stack", "bare"), default="stack")
+    p.add_argument("--level", choices=("stack", "write", "bare"), default="stack")
     p.add_argument("--battles", "-B", type=int, default=20)
     p.add_argument("--clients", "-C", type=int, default=6, help="seats per battle: the GM and C-1 players")
     p.add_argument("--observers", type=int, default=0, help="observers watching every battle (more seats)")
@@ -125,7 +128,7 @@ async def main_async(args: argparse.Namespace, setup: dict, ports: list[int], pi
     names, ids = [setup["gm"], *setup["players"]], setup["ids"]
     cookies: dict[str, dict[str, str]] = {}
     for name in names:
-        cookies[name] = await login(ports[0], name) if args.level == "stack" else {}
+        cookies[name] = await login(ports[0], name) if args.level != "bare" else {}
     for name, key in setup["observers"].items():
         cookies[name] = {"sessionid": key}
     seats = [*names, *setup["observers"]]
@@ -136,7 +139,7 @@ async def main_async(args: argparse.Namespace, setup: dict, ports: list[int], pi
         for j, name in enumerate(seats):
             battle.seqs.append(0)
             battle.at.append(0.0)
-            if args.level == "stack":
+            if args.level != "bare":
                 path, cookie = f"/ws/battles/{battle.id}/", f"sessionid={cookies[name]['sessionid']}"
             else:
                 role = "gm" if name == setup["gm"] else "pl"

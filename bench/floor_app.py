@@ -2,13 +2,16 @@
 
 An action is a POST that publishes a prepared message to the battle's group (the sizes of a real
 push: the GM's regions, the players' regions, each player's own), and every seat's socket sends its
-part. Two levels (``FLOOR_LEVEL``):
+part. Three levels (``FLOOR_LEVEL``):
 
 - ``stack``: the project's server as it runs, with its handler, middleware, session, user, socket
   consumer and fan-out; only the view differs (it publishes the prepared message instead of
   resolving a rule, writing the battle and rendering);
 - ``bare``: the framework alone: Django's ASGI handler with no middleware, an async view, and a
-  Channels consumer of a few lines that joins the group and sends its part.
+  Channels consumer of a few lines that joins the group and sends its part;
+- ``write``: ``stack`` plus the battle's own transaction as an action runs it (``combat.services``'
+  locking read with the caller's role, one event inserted, the battle row's state, seq and version
+  stored), still without the rules and the render: what storing an action costs over the stack.
 """
 
 from __future__ import annotations
@@ -102,8 +105,25 @@ else:
         got = _parsed(request)
         if got is None:
             return HttpResponseBadRequest("seq")
+        if LEVEL == "write" and not _store(request, battle_id):
+            return HttpResponseBadRequest("battle")
         live.publish(live.battle_group(battle_id), frame(*got, live.PUSH))
         return HttpResponse("ok")
+
+    def _store(request: HttpRequest, battle_id: int) -> bool:
+        """The write of one action, as ``combat.services`` does it: lock, one event, the battle row."""
+        from django.utils import timezone
+
+        from combat import services
+
+        with services._writing():
+            battle = services._lock(battle_id, request.user)
+            if battle is None or battle.role is None:
+                return False
+            state, now, seq = services.load_state(battle), timezone.now(), battle.seq + 1
+            values = (state.to_dict(), seq, battle.status, battle.version + 1, now, battle.pk)
+            services._store([(battle.pk, seq, "floor.write", {}, request.user.pk, None, now)], values)
+        return True
 
     from vtt.urls import urlpatterns as _project_urls
 
