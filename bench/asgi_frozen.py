@@ -8,7 +8,7 @@ runs: 28.9/29.8/31.1 ms against 23.3/25.7/22.0 ms, 48-52 against 58-67 actions/s
 ``BENCH_PHASES=<file>`` the server also records how long each stage of an
 action takes (the whole service call, and inside it the live push: reading
 the battle, rendering, handing the message to the channel layer) and
-rewrites ``<file>`` as JSON every second, with each garbage collection's pause.
+appends the new figures to ``<file>`` every second (JSON lines), with each garbage collection's pause.
 """
 
 from __future__ import annotations
@@ -44,12 +44,25 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _write(path: str) -> None:
-    while True:
-        time.sleep(1)
-        snapshot = {name: list(values) for name, values in list(PHASES.items())}
-        with open(path + ".tmp", "w") as out:
-            json.dump(snapshot, out)
-        os.replace(path + ".tmp", path)
+    """Each second, append the stages' new figures to ``path`` as one JSON line.
+
+    Only what is new: rewriting every figure each second cost the measured run a share of its CPU
+    that grew with the run's length (1.7 % of a 40 s run's samples), and the floor's servers, with
+    no stages, did not pay it.
+    """
+    written: dict[str, int] = {}
+    with open(path, "w") as out:
+        while True:
+            time.sleep(1)
+            new = {}
+            for name, values in list(PHASES.items()):
+                end = len(values)
+                if end > written.get(name, 0):
+                    new[name] = values[written.get(name, 0) : end]
+                    written[name] = end
+            if new:
+                out.write(json.dumps(new) + "\n")
+                out.flush()
 
 
 if os.environ.get("BENCH_PHASES"):

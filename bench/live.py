@@ -1049,8 +1049,10 @@ def main() -> None:
     for i in range(args.servers):
         try:
             with open(f"{phases}.{i}") as f:
-                for name, values in json.load(f).items():
-                    stages.setdefault(name, []).extend(values)
+                for line in f:
+                    if line.endswith("\n"):  # a line cut short by the server's stop is left out
+                        for name, values in json.loads(line).items():
+                            stages.setdefault(name, []).extend(values)
             os.remove(f"{phases}.{i}")
         except (OSError, ValueError):
             pass
