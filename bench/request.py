@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -120,7 +121,8 @@ def main() -> None:
         start = time.process_time()
         response = client.post(
             f"/battles/{bid}/act",
-            data,
+            urlencode(data),  # as a browser (htmx) posts a form, not multipart
+            content_type="application/x-www-form-urlencoded",
             headers={"X-CSRFToken": token, "HX-Request": "true", "X-VTT-Live": "1"},
         )
         spent = 1000 * (time.process_time() - start)
@@ -132,6 +134,8 @@ def main() -> None:
         if p is not None:
             p.disable()
             pstats.Stats(p).sort_stats(args.sort).print_stats(45)
+            if os.environ.get("BENCH_CALLERS"):
+                pstats.Stats(p).print_callers(os.environ["BENCH_CALLERS"])
     renders = render_ms[args.warmup :]
     print(f"database={settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]} actions={len(cpu)}")
     print(
