@@ -12,7 +12,8 @@ three goblins.
     .venv/bin/python bench/request.py [--actions 400] [--profile]
 
 ``--profile action|render`` adds cProfile's functions with the most cumulative time (of the whole
-action, or of the push's render only). Last line:
+action, or of the push's render only); with ``BENCH_CALLERS=<regex>`` also who called the functions
+it names. Last line:
 ``cpu_ms_per_action=<A> render_ms=<B>``.
 """
 
