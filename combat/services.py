@@ -282,7 +282,11 @@ def _lock(battle_id: Any, user: Any, token: str | None = None) -> LockedBattle |
 
 @functools.cache
 def _lock_columns(vendor: str) -> tuple[list[str], list[tuple[int, Any, list[Any]]]]:
-    """The battle row's fields in ``_lock_sql``'s order, and the converters of those that have any."""
+    """The battle row's fields in ``_lock_sql``'s order, and the converters of those that have any.
+
+    Resolved on the first call's connection and kept for every thread's: a backend's converters read
+    the connection's settings only (its time zone), the same for every connection to the database.
+    """
     names, converters = [], []
     for i, f in enumerate(Battle._meta.concrete_fields):
         names.append(f.attname)
