@@ -451,6 +451,36 @@ def test_content_is_validated_data_and_custom_packs_work_in_battle():
     assert b.c(t).hp == 30 - 12 and b.c(a).resources["speed"] == 30 - 3
 
 
+def test_a_move_waiting_on_obstruct_stops_short_of_a_square_taken_meanwhile():
+    # RULE: BLOCK-MOVE-1
+    # While the Orc decides, the GM moves a Goblin onto the end of Ash's path: Ash goes no further
+    # than the last free square, never onto the Goblin's (found by the property test, seed 2775).
+    # With an ally put on the square before it too, Ash may cross that one but not stop there.
+    for ally_there, stops in ((False, [3, 0]), (True, [2, 0])):
+        b = Battle("action-block", {"npc_reactions": "ask"}, width=14, height=8)
+        a = b.add("Ash", "party", (0, 0), controller="1", **ASH)
+        t = b.add("Orc", "enemy", (2, 1), **ORC)
+        g = b.add("Goblin", "enemy", (9, 5), max_speed=0, hp=5)  # no Speed: it cannot obstruct
+        bea = b.add("Bea", "party", (9, 3), controller="2", max_speed=5)
+        b.act("setup.start")
+        b.act("move", a, path=[[1, 0], [2, 0], [3, 0], [4, 0]])
+        p = b.state.pending
+        assert p.combatant == t and b.c(a).pos == [1, 0]  # asked before Ash steps next to the Orc
+        b.act("gm.move", None, combatant=g, to=[4, 0])
+        if ally_there:
+            b.act("gm.move", None, combatant=bea, to=[3, 0])
+        b.act("answer", t, choice="none")
+        assert b.c(a).pos == stops and b.c(g).pos == [4, 0] and b.state.pending is None
+        squares = [tuple(c.pos) for c in b.state.combatants.values() if c.alive and c.pos is not None]
+        assert len(squares) == len(set(squares))
+    # The GM moves Ash itself while the Orc decides: the move does not pull Ash back onto its path.
+    b, a, t = fight(orc_pos=(2, 1), options={"npc_reactions": "ask"})
+    b.act("move", a, path=[[1, 0], [2, 0], [3, 0], [4, 0]])
+    b.act("gm.move", None, combatant=a, to=[0, 5])
+    b.act("answer", t, choice="none")
+    assert b.c(a).pos == [0, 5] and b.state.pending is None
+
+
 def test_obstruct_is_never_offered_while_crossing_an_ally():
     # RULE: BLOCK-MOVE-1
     b = Battle("action-block", {"npc_reactions": "ask"}, width=6, height=2)

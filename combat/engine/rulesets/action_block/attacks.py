@@ -20,7 +20,7 @@ from combat.engine.rulesets.base import defined, definition, definitions, obstac
 if TYPE_CHECKING:
     from combat.engine.actions import Action
     from combat.engine.context import Ctx
-    from combat.engine.state import Combatant
+    from combat.engine.state import BattleState, Combatant
 
 
 # --- attacks (BLOCK-HIT, BLOCK-CRIT, BLOCK-DMG, BLOCK-DEF, BLOCK-MOD) ---------------------------
@@ -413,7 +413,7 @@ def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
     state = ctx.state
     mover = state.combatants[job["actor"]]
     obstruct = next((d for d in definitions(state, "defenses").values() if d["kind"] == "obstruct"), None)
-    path = job["path"]
+    path = job["path"] = _still_open(state, mover, job)
     for idx in range(job["at"], len(path) - 1):
         here = path[idx]
         other = state.occupant(here) if idx else None
@@ -450,6 +450,22 @@ def run_move(ctx: Ctx, job: dict[str, Any]) -> None:
             )
             return
     _step_to(ctx, job, len(path) - 1)
+
+
+def _still_open(state: BattleState, mover: Combatant, job: dict[str, Any]) -> list[list[int]]:
+    """The rest of the move's path as far as the mover can still go: while the move waited on a
+    question, the GM may have moved or placed a combatant, or a wall, on a square ahead. The mover
+    then stops on the last square before the first one it can no longer cross, and not on an ally's
+    (the squares a new move would be refused). A mover the GM moved away, or who can no longer act,
+    goes no further. A move that was not paused keeps its whole path: it was checked when chosen."""
+    blocked, no_stop = obstacles(state, mover)
+    path, done = job["path"], job["done"]
+    if not mover.able or mover.pos is None or list(mover.pos) != list(path[done]):
+        return list(path[: done + 1])
+    end = next((i - 1 for i in range(done + 1, len(path)) if tuple(path[i]) in blocked), len(path) - 1)
+    while end > done and tuple(path[end]) in no_stop:
+        end -= 1
+    return list(path[: end + 1])
 
 
 # --- movement squares for ENG-5 ---------------------------------------------------------------------
