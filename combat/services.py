@@ -423,10 +423,13 @@ def _insert_events(rows: list[tuple[Any, ...]]) -> None:
     with connection.cursor() as cursor:
         for start in range(0, len(rows), ROWS_PER_INSERT):
             chunk = rows[start : start + ROWS_PER_INSERT]
-            params = [
-                f.get_db_prep_save(v, connection) for row in chunk for f, v in zip(fields, row, strict=True)
-            ]
+            params = [p for row in chunk for p in _prepared(fields, row)]
             cursor.execute(head + ", ".join([one] * len(chunk)), params)
+
+
+def _prepared(fields: list[Field[Any, Any]], values: tuple[Any, ...]) -> list[Any]:
+    """``values`` as their fields store them (``get_db_prep_save``: JSON, dates, keys), as the ORM would."""
+    return [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
 
 
 def _store(rows: list[tuple[Any, ...]], values: tuple[Any, ...]) -> None:
@@ -442,10 +445,7 @@ def _store(rows: list[tuple[Any, ...]], values: tuple[Any, ...]) -> None:
         return
     event_fields, head, one = _insert_sql(connection.vendor)
     battle_fields, update = _update_sql(connection.vendor, BATTLE_WRITE)
-    params = [
-        f.get_db_prep_save(v, connection) for row in rows for f, v in zip(event_fields, row, strict=True)
-    ]
-    params += [f.get_db_prep_save(v, connection) for f, v in zip(battle_fields, values, strict=True)]
+    params = [p for row in rows for p in _prepared(event_fields, row)] + _prepared(battle_fields, values)
     with connection.cursor() as cursor:
         cursor.execute(f"WITH new_events AS ({head}{', '.join([one] * len(rows))}) {update}", params)
 
@@ -454,7 +454,7 @@ def _write(columns: tuple[str, ...], values: tuple[Any, ...]) -> None:
     """UPDATE the battle row: every column but the last set to its value, WHERE the last (the key) matches."""
     fields, sql = _update_sql(connection.vendor, columns)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)])
+        cursor.execute(sql, _prepared(fields, values))
 
 
 # A check gets (role, battle, state, action, user) and returns a reason to refuse, or "".
