@@ -34,6 +34,8 @@ import d20
 from d20 import diceast as _ast
 from d20 import expression as _expr
 
+from combat.engine.dice_grammar import DiceSyntax, Group, read
+
 MAX_EXPR_LENGTH = 100
 MAX_DICE = 100  # dice in one expression, over all its terms
 MAX_FACES = 1000
@@ -149,52 +151,99 @@ class _Die(_expr.Die):
 
 
 class _DiceSet(_expr.Dice):
-    __slots__ = ()
+    """A dice term as d20 rolls it, with what the typed term asks beyond d20 (``dice_grammar.Group``):
+    with a target, its value is the count of kept dice on target less those on the failure point."""
+
+    __slots__ = ("group",)
+    group: Group | None
 
     @classmethod
-    def new(cls, num: int, size: int | str, context: _Context | None = None) -> _DiceSet:
-        return cls(num, size, [_Die.new(size, context=context) for _ in range(num)], context=context)
+    def new(
+        cls, num: int, size: int | str, context: _Context | None = None, group: Group | None = None
+    ) -> _DiceSet:
+        dice = cls(num, size, [_Die.new(size, context=context) for _ in range(num)], context=context)
+        dice.group = group
+        return dice
 
     def roll_another(self) -> None:
         self.values.append(_Die.new(self.size, context=self._context))
 
+    @property
+    def number(self) -> Any:
+        group = self.group
+        if group is None or group.success is None:
+            return super().number
+        return group.count_of([d.number for d in self.keptset])
+
 
 class _Roller(d20.Roller):
-    """d20's roller, with dice whose faces come from our sources."""
+    """d20's roller, with dice whose faces come from our sources, each term with its typed group."""
 
     context: _Context
+    groups: dict[int, Group]
 
     def _eval_dice(self, node: _ast.Dice) -> _DiceSet:
-        return _DiceSet.new(node.num, node.size, context=self.context)
+        return _DiceSet.new(node.num, node.size, context=self.context, group=self.groups.get(id(node)))
+
+
+def _dice_groups(tree: Any, groups: tuple[Group, ...]) -> dict[int, Group]:
+    """Each dice node of a parsed expression (by id) -> its typed group: both run left to right."""
+    found: list[Any] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _ast.Dice):
+            found.append(node)
+        stack.extend(reversed(node.children))
+    if len(found) != len(groups):  # pragma: no cover - dice_grammar writes one term per group
+        raise DiceError("The dice could not be read.")
+    return {id(node): group for node, group in zip(found, groups, strict=True)}
 
 
 _STRINGIFIER = d20.SimpleStringifier()
 _LOCAL = threading.local()
-# Marks in a shown roll's text (never in an expression: d20 reads none of them) around a die's face
-# and around what the expression dropped (``kh3``, rerolls), read back by ``_segments``.
-_FACE, _DROP, _END = "\x01", "\x02", "\x03"
-_MARKS = re.compile("([\x01\x02])([^\x01\x02\x03]*)\x03")
+# Marks in a shown roll's text (never in an expression: the grammar refuses control characters) around
+# each dice term and each face, with its kind: "\x01die max\x026\x03". Read back by ``_segments``.
+_MARKS = re.compile("\x01([^\x02]*)\x02([^\x03]*)\x03")
+
+
+def _mark(kind: str, text: str) -> str:
+    return f"\x01{kind}\x02{text}\x03"
+
+
+def _as_dropped(match: re.Match[str]) -> str:
+    kind = match.group(1).split()
+    if kind and kind[0] == "die":
+        kind[0] = "drop"
+    return _mark(" ".join(kind), match.group(2))
 
 
 class _SegmentStringifier(d20.SimpleStringifier):
-    """d20's plain stringifier without the total, with each face and each dropped part marked."""
+    """d20's plain stringifier without the total: each dice term as typed, then its faces, each marked."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._nodes = {**self._nodes, _DiceSet: self._str_dice, _Die: self._str_die}  # our dice, as d20's
+        self._nodes = {**self._nodes, _DiceSet: self._str_dice}  # our dice, as d20's
 
     def _str_expression(self, node: Any) -> str:
         return str(self._stringify(node.roll))
 
     def _stringify(self, node: Any) -> str:
         inside = str(super()._stringify(node))
-        if not getattr(node, "kept", True):
-            return _DROP + inside.replace(_FACE, "").replace(_END, "") + _END
-        return inside
+        return inside if getattr(node, "kept", True) else _MARKS.sub(_as_dropped, inside)
 
-    def _str_die(self, node: Any) -> str:
-        # A die's faces, a rerolled one dropped beside the one that replaced it.
-        return ", ".join((_FACE if v.kept else _DROP) + str(self._str_literal(v)) + _END for v in node.values)
+    def _str_dice(self, node: Any) -> str:
+        group: Group | None = node.group
+        faces = []
+        for die in node.values:
+            for value in die.values:  # a rerolled face is dropped beside the one that replaced it
+                kept = bool(die.kept and value.kept)
+                marks = group.marks(value.values[0], value.number, kept) if group is not None else []
+                kind = " ".join(["die" if kept else "drop", *marks])
+                faces.append(_mark(kind, str(self._str_literal(value))))
+        text = group.text if group is not None else f"{node.num}d{node.size}"
+        kind = "dice count" if group is not None and group.success is not None else "dice"
+        return f"{_mark(kind, text)} ({', '.join(faces)})"
 
 
 _SEGMENTS = _SegmentStringifier()
@@ -203,12 +252,15 @@ _SEGMENTS = _SegmentStringifier()
 @dataclass(frozen=True)
 class Shown:
     """A roll for people to read: the ``Roll``, the words after the expression, and the text of the
-    roll in pieces ``(text, kind)``: ``kind`` is ``""`` (the expression), ``"die"`` (a face kept) or
-    ``"drop"`` (a face the expression dropped)."""
+    roll in pieces ``(text, kind)``: ``kind`` is ``""`` (the expression's signs and numbers), ``"dice"``
+    (a dice term as typed; ``"dice count"``: one that counts successes), or a face: ``"die"`` (kept) or ``"drop"`` (dropped by the expression),
+    followed by its marks (``"die max"``: a natural maximum; ``min``, ``hit``, ``miss``: see
+    ``Group.marks``). ``successes``: the total counts dice on target."""
 
     roll: Roll
     comment: str
     segments: list[tuple[str, str]]
+    successes: bool = False
 
 
 def _segments(text: str) -> list[tuple[str, str]]:
@@ -217,7 +269,7 @@ def _segments(text: str) -> list[tuple[str, str]]:
     for match in _MARKS.finditer(text):
         if match.start() > at:
             out.append((text[at : match.start()], ""))
-        out.append((match.group(2), "die" if match.group(1) == _FACE else "drop"))
+        out.append((match.group(2), match.group(1)))
         at = match.end()
     if at < len(text):
         out.append((text[at:], ""))
@@ -229,6 +281,7 @@ def _roller() -> _Roller:
     roller = getattr(_LOCAL, "roller", None)
     if roller is None:
         roller = _LOCAL.roller = _Roller(_Context(None))
+        roller.groups = {}
     return roller
 
 
@@ -269,22 +322,23 @@ class _FaceSource:
         """Roll ``expr`` for people to read (with ``comments``, words may follow: ``"1d20+5 Perception"``),
         within the same bounds as ``roll``.
 
-        >>> shown = ScriptedDice([2, 6, 5, 1]).roll_shown("4d6kh3+2 for strength")
+        >>> shown = ScriptedDice([2, 6, 5, 1]).roll_shown("4d6k3+2 for strength")
         >>> shown.roll.total, shown.comment
         (15, 'for strength')
-        >>> "".join(text for text, _ in shown.segments), [t for t, kind in shown.segments if kind == "drop"]
-        ('4d6kh3 (2, 6, 5, 1) + 2', ['1'])
+        >>> "".join(text for text, _ in shown.segments), [t for t, kind in shown.segments if kind == "drop min"]
+        ('4d6k3 (2, 6, 5, 1) + 2', ['1'])
         """
-        comment = ""
         if comments and isinstance(expr, str) and len(expr) <= 4 * MAX_EXPR_LENGTH:
             try:
-                comment = str(_roller().parse(expr, allow_comments=True).comment or "").strip()
-            except d20.RollError:
-                comment = ""  # check_expr says why
-            if comment:
-                expr = expr[: expr.rfind(comment)].strip()
+                reading = read(expr, labels=True)
+            except DiceSyntax as exc:
+                raise DiceError(_cannot(expr, purpose, str(exc))) from None
+            expr, comment = reading.typed, reading.label
+        else:
+            comment = ""
         roll, result = self._roll(expr, purpose, _SEGMENTS)
-        return Shown(roll, comment, _segments(str(result.result)))
+        counts = any(g.success is not None for g in read(expr).groups)
+        return Shown(roll, comment, _segments(str(result.result)), counts)
 
     def _roll(self, expr: str, purpose: str, stringifier: Any) -> tuple[Roll, Any]:
         problem = check_expr(expr)
@@ -292,15 +346,17 @@ class _FaceSource:
             raise DiceError(_cannot(expr, purpose, problem))
         self._faces = []
         roller = _roller()
+        reading = read(expr)  # check_expr read it: cached
+        tree = roller.parse(reading.expr)
         ctx = roller.context
-        ctx.source = self
+        ctx.source, roller.groups = self, _dice_groups(tree, reading.groups)
         try:
-            result = roller.roll(expr, stringifier=stringifier)
+            result = roller.roll(tree, stringifier=stringifier)
             total = int(result.total)  # the total is worked out here
         except d20.RollError as exc:
             raise DiceError(_cannot(expr, purpose, str(exc))) from None
         finally:
-            ctx.source = None
+            ctx.source, roller.groups = None, {}
         roll = Roll(expr, self._faces, total, purpose)
         self.history.append(roll)
         return roll, result
@@ -377,8 +433,10 @@ def check_expr(expr: Any) -> str | None:
 @functools.lru_cache(maxsize=2048)
 def _bounds(expr: str) -> str | None:
     try:
-        tree = _roller().parse(expr)
-    except d20.RollError:
+        tree = _roller().parse(read(expr).expr)
+    except DiceSyntax as exc:
+        return str(exc)
+    except d20.RollError:  # pragma: no cover - dice_grammar writes only what d20 reads
         return "Not a dice expression (write it like 1d8+2)."
     dice = 0
     stack: list[tuple[Any, int]] = [(tree, 1)]
@@ -416,18 +474,14 @@ def _faces(size: int | str) -> list[int]:
 
 
 def _operations_problem(node: Any, expr: str) -> str | None:
-    """An explosion or reroll that could go on forever, or a min/max without a plain number."""
+    """An explosion or reroll that could go on forever (``dice_grammar`` writes them on faces only)."""
     dice = node.value
     if not isinstance(dice, _ast.Dice):
         return None
     faces = _faces(dice.size) if not isinstance(dice.size, int) or 1 <= dice.size <= MAX_FACES else []
     for op in node.operations:
-        if op.op in ("mi", "ma") and any(sel.cat is not None for sel in op.sels):
-            return "Write mi and ma with a plain number (like 4d6mi2)."
         if op.op not in ENDLESS_OPS or not faces:
             continue
-        if any(sel.cat in ("l", "h") for sel in op.sels):
-            return "Explode or reroll on faces (like 1d6e6 or 1d10rr<3), not on the lowest or highest dice."
         chosen = {f for f in faces for sel in op.sels if _selects(sel, f)}
         if 2 * len(chosen) > len(faces):
             return f"A die may explode or be rerolled on at most half its faces ({expr}: {len(chosen)} of {len(faces)})."

@@ -419,7 +419,7 @@ def test_content_is_validated_data_and_custom_packs_work_in_battle():
         }
     )[1]
     assert errors == {
-        "weapons.axe.damage": ["Not a dice expression (write it like 1d8+2)."],
+        "weapons.axe.damage": ["The roller does not understand “x”. Write dice like 4d6k3, 1d20+5 or 8d6>5."],
         "charisma_skills.glare.status": ["Name a defined status."],
     }
     pack = {

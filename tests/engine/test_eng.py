@@ -313,7 +313,7 @@ def test_content_definitions_are_validated_with_clear_errors():
         "abilities.oops.target": ["Healing targets allies or self."],
         "abilities.Bad": ["Keys are lower-case letters, digits and _ (at most 40)."],
         "abilities.Bad.type": ["Choose one of: physical, magical, heal, status, recover, interrupt."],
-        "weapons.club.dice": ["Not a dice expression (write it like 1d8+2)."],
+        "weapons.club.dice": ["The roller does not understand “d”. Say how many faces, like 2d6."],
         "statuses.burn.blocks": ["Unknown: breathing."],
     }
 

@@ -35,7 +35,7 @@ def test_a_custom_pack_is_checked_field_by_field_and_across_definitions():
     }
     errors = validate_paradigm_content(pack)[1]
     assert errors == {
-        "abilities.zap.dice": ["Not a dice expression (write it like 1d8+2)."],
+        "abilities.zap.dice": ["The roller does not understand “2d”. Say how many faces, like 2d6."],
         "abilities.mend.target": ["Healing and cleansing target allies or self."],
         "jobs.bard.abilities": ["Undefined abilities: song."],
         "objects.gate.ability": ["The effect must hit all enemies, all allies or the user."],
@@ -43,7 +43,7 @@ def test_a_custom_pack_is_checked_field_by_field_and_across_definitions():
     with pytest.raises(ValueError, match="Invalid content"):
         new_battle_event("paradigm", {}, 1, 4, 4, content=pack)
     assert Paradigm.validate_sheet({"hp": 5, "weapon_damage": "lots"})[1]["weapon_damage"] == [
-        "Not a dice expression (write it like 1d8+2)."
+        "The roller does not understand “lots”. Write dice like 4d6k3, 1d20+5 or 8d6>5."
     ]
 
 

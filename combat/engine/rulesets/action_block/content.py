@@ -7,7 +7,7 @@ and ``actions``). A GM's custom pack is validated with
 ``validate_block_content`` and may add to or replace starter definitions.
 
 >>> validate_block_content({"weapons": {"zap": {"name": "Zap", "kind": "tesla", "damage": "2d"}}})[1]
-{'weapons.zap.damage': ['Not a dice expression (write it like 1d8+2).']}
+{'weapons.zap.damage': ['The roller does not understand “2d”. Say how many faces, like 2d6.']}
 """
 
 from __future__ import annotations

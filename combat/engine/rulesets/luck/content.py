@@ -5,7 +5,7 @@ are code in ``luck.py``. A GM's custom pack is validated with
 ``validate_luck_content`` and may add to or replace starter definitions.
 
 >>> validate_luck_content({"abilities": {"zap": {"name": "Zap", "type": "magical", "dice": "2d"}}})[1]
-{'abilities.zap.dice': ['Not a dice expression (write it like 1d8+2).']}
+{'abilities.zap.dice': ['The roller does not understand “2d”. Say how many faces, like 2d6.']}
 """
 
 from __future__ import annotations

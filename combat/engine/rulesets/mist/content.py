@@ -6,7 +6,7 @@ static, chain, finisher); its ``cost`` is its action-slot cost (a simple
 action's cost is fixed by the rules: the first each turn is free, then 1).
 
 >>> validate_mist_content({"abilities": {"zap": {"name": "Zap", "type": "chain", "damage": "2d"}}})[1]
-{'abilities.zap.damage': ['Not a dice expression (write it like 1d8+2).']}
+{'abilities.zap.damage': ['The roller does not understand “2d”. Say how many faces, like 2d6.']}
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ definitions; ``objects`` (things to Interact with, PARA-ACT-INTERACT) only
 come from a battle's own pack.
 
 >>> validate_paradigm_content({"abilities": {"zap": {"name": "Zap", "type": "magical", "dice": "2d"}}})[1]
-{'abilities.zap.dice': ['Not a dice expression (write it like 1d8+2).']}
+{'abilities.zap.dice': ['The roller does not understand “2d”. Say how many faces, like 2d6.']}
 """
 
 from __future__ import annotations
