@@ -45,7 +45,7 @@ from django.conf import settings
 from combat import fanout, live, marks, presenters, sockets
 from combat.engine.actions import loads_bounded
 from combat.models import Battle
-from combat.table import load_table, vclass_of
+from combat.table import load_table, members_of, vclass_of
 from vtt import chat
 from vtt.access import battle_access
 from vtt.clientaddr import scope_address
@@ -80,6 +80,13 @@ def _entry(user: Any, battle_id: int, session_key: str | None) -> tuple[str, int
         return None
     campaign, width, height = found
     return (*access, campaign, int(width or 0), int(height or 0))
+
+
+def _signed(battle_id: int, campaign_id: int, user_id: str, user: Any) -> tuple[str, str]:
+    """Who a ping or ruler is from, as the table knows them (``marks.signature``), and their colour."""
+    combatants = Battle.objects.filter(pk=battle_id).values_list("snapshot__combatants", flat=True).first()
+    name = marks.signature(combatants, user_id, chat.person_name(user))
+    return name, marks.colour(user_id, members_of(campaign_id))
 
 
 def _fresh(battle_id: int, role: str, user_id: str) -> tuple[int, int, str] | None:
@@ -297,7 +304,10 @@ class BattleConsumer(sockets.PushConsumer):
             if mark["kind"] == "ping":
                 await self.send(text_data=json.dumps({"notice": marks.TOO_MANY_PINGS}))
             return
-        mark.update(by=self.user.get_username(), user=self.user_id)
+        by, painted = await database_sync_to_async(_signed)(
+            self.battle_id, self.campaign_id, self.user_id, self.user
+        )
+        mark.update(by=by, user=self.user_id, colour=painted)
         message = {"type": "table.mark", "mark": mark, "sender": self.channel_name}
         await sockets.safe_group_send(self.channel_layer, live.battle_group(self.battle_id), message)
 

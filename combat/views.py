@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import odds, presenters, services, setup
+from combat import marks, odds, presenters, services, setup
 from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
 from combat.engine.view import Viewer, event_data_for, hidden_ids, unseen_ids
@@ -205,6 +205,7 @@ def battle_page(request: HtmxRequest, pk: int) -> HttpResponse:
     assert table is not None
     ctx = presenters.context_for(table, role, _viewer(request, role), get_token(request))
     ctx["viewer_id"] = str(request.user.pk)
+    ctx["viewer_colour"] = marks.colour(ctx["viewer_id"], table.members)  # the colour of their pings
     ctx.update(chat.panel_context(battle.campaign, request.user, role))
     if role == Role.GM:
         ctx["characters"] = list(

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.template import engines
 from django.urls import reverse
 from django.utils import timezone
@@ -37,8 +37,8 @@ from combat import live
 from combat.engine.dice import Dice
 from combat.sockets import campaign_group
 from vtt.access import can_see_sheet
-from vtt.chat_commands import MAX_LENGTH, ChatError, SheetRef, clean, compose, sheet_numbers
-from vtt.models import Campaign, Character, ChatMessage, Membership, Role
+from vtt.chat_commands import HELP, MAX_LENGTH, ChatError, Person, SheetRef, clean, compose, sheet_numbers
+from vtt.models import Campaign, Character, CharacterKind, ChatMessage, Membership, Role
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +50,14 @@ Audience = ChatMessage.Audience
 @dataclass
 class Sent:
     """What a chat service did: ``ok``, or ``reason`` (for the sender) and ``status`` (HTTP); the
-    ``message`` written and the sender's ``role`` (read with the lock)."""
+    ``message`` written and the sender's ``role`` (read with the lock); ``help``: show the commands."""
 
     ok: bool
     reason: str = ""
     status: int = 200
     message: ChatMessage | None = None
     role: str = ""
+    help: bool = False  # /help: nothing written, the commands shown to the sender
 
 
 def _no(reason: str, status: int = 422) -> Sent:
@@ -114,11 +115,22 @@ def _membership(campaign_id: Any, user: Any) -> Membership | None:
 
 
 def _too_fast(user: Any) -> str:
-    """Why this member may not send now: more than CHAT_RATE_LINES lines in CHAT_RATE_SECONDS, anywhere."""
-    lines, seconds = settings.CHAT_RATE_LINES, settings.CHAT_RATE_SECONDS
-    since = timezone.now() - timedelta(seconds=seconds)
-    if ChatMessage.objects.filter(author_id=user.pk, created__gte=since).count() >= lines:
-        return f"You are sending messages too fast: at most {lines} every {seconds:g} seconds. Wait a moment."
+    """Why this member may not send now (anywhere): CHAT_BURST_LINES lines in CHAT_BURST_SECONDS already,
+    a burst of rolls' worth; or CHAT_RATE_LINES in CHAT_RATE_SECONDS, a flood. One query counts both."""
+    now = timezone.now()
+    windows = sorted(
+        [
+            (settings.CHAT_BURST_SECONDS, settings.CHAT_BURST_LINES),
+            (settings.CHAT_RATE_SECONDS, settings.CHAT_RATE_LINES),
+        ]
+    )
+    since = [now - timedelta(seconds=seconds) for seconds, _ in windows]
+    counts = ChatMessage.objects.filter(author_id=user.pk, created__gte=min(since)).aggregate(
+        **{f"w{i}": Count("id", filter=Q(created__gte=at)) for i, at in enumerate(since)}
+    )
+    for i, (seconds, lines) in enumerate(windows):
+        if counts[f"w{i}"] >= lines:
+            return f"You are sending messages too fast: at most {lines} every {seconds:g} seconds. Wait a moment."
     return ""
 
 
@@ -134,27 +146,35 @@ def sheets_for(campaign: Campaign, user: Any, membership: Membership) -> list[Sh
     return out
 
 
-def _recipient(campaign_id: int, name: str, sender: Any) -> Membership | str:
-    """The member a whisper goes to, by user name or by the name of a character they own."""
+def person_name(user: Any) -> str:
+    """How a member is shown: their display name (first and last), else their user name."""
+    return str(user.get_full_name() or user.get_username())
+
+
+def people_for(campaign_id: int) -> list[Person]:
+    """Whom a whisper may reach: every member, by their player characters' names, display name and user
+    name (names every member may know: PCs are no secret, the GM's NPCs never count)."""
     members = list(Membership.objects.filter(campaign_id=campaign_id).select_related("user"))
-    key = name.lower()
-    found = [m for m in members if m.user.get_username().lower() == key]
-    if not found:
-        owners = {
-            owner
-            for owner, character in Character.objects.filter(
-                campaign_id=campaign_id, owner__isnull=False
-            ).values_list("owner_id", "name")
-            if character.lower() == key or character.lower().split()[:1] == [key]
-        }
-        found = [m for m in members if m.user_id in owners]
-    if not found:
-        return f"Nobody in this campaign is called {name[:30]}."
-    if len(found) > 1:
-        return f"More than one member answers to {name[:30]}: use their user name."
-    if found[0].user_id == sender.pk:
-        return "That is you: whisper to someone else."
-    return found[0]
+    pcs: dict[Any, list[str]] = {}
+    for owner, name in Character.objects.filter(
+        campaign_id=campaign_id, owner__isnull=False, kind=CharacterKind.PC
+    ).values_list("owner_id", "name"):
+        pcs.setdefault(owner, []).append(name)
+    out = []
+    for m in members:
+        names = [*pcs.get(m.user_id, []), m.user.get_full_name(), m.user.first_name, m.user.get_username()]
+        out.append(Person(m.user_id, person_name(m.user), tuple(dict.fromkeys(n for n in names if n))))
+    return out
+
+
+def whisper_names(campaign_id: int, user: Any) -> list[tuple[str, str]]:
+    """What the chat's picker offers after ``/w``: (a name, who it reaches) for each other member's
+    characters, display name and user name, the GMs first."""
+    out = [("gm", "the GM")]
+    for person in people_for(campaign_id):
+        if person.user_id != user.pk:
+            out.extend((name, person.label) for name in person.names)
+    return out
 
 
 def post(campaign_id: Any, user: Any, text: Any) -> Sent:
@@ -174,15 +194,18 @@ def post(campaign_id: Any, user: Any, text: Any) -> Sent:
             return _no(too_fast, 429)
         campaign = membership.campaign
         sheets = sheets_for(campaign, user, membership) if "@" in text else []
+        people = people_for(campaign.pk) if text.lstrip().lower().startswith("/w") else []
         try:
-            line = compose(text, sheets, Dice(secrets.randbits(48)))
+            line = compose(text, sheets, Dice(secrets.randbits(48)), people)
         except ChatError as exc:
             return _no(str(exc))
+        if line.kind == "help":
+            return Sent(True, help=True, role=membership.role)
         recipient, roles = None, {str(user.pk): membership.role}
         if line.to is not None:
-            found = _recipient(campaign.pk, line.to, user)
-            if isinstance(found, str):
-                return _no(found)
+            if line.to.user_id == user.pk:
+                return _no("That is you: whisper to someone else.")
+            found = Membership.objects.select_related("user").get(campaign=campaign, user_id=line.to.user_id)
             recipient, roles[str(found.user_id)] = found.user, found.role
         message = ChatMessage.objects.create(
             campaign=campaign,
@@ -248,7 +271,8 @@ def edit(campaign_id: Any, message_id: Any, user: Any, text: Any) -> Sent:
             )
         if words.startswith("/") or "[[" in words:
             return _no("An edit changes words only: send a new message to roll or whisper.")
-        message.text, message.parts, message.edited = words, [{"text": words}], timezone.now()
+        kept = [p for p in message.parts if "text" not in p and "roll" not in p]  # an emote, a whisper's name
+        message.text, message.parts, message.edited = words, [*kept, {"text": words}], timezone.now()
         message.save(update_fields=["text", "parts", "edited"])
         transaction.on_commit(lambda: publish(message))
     return Sent(True, message=message)
@@ -304,10 +328,10 @@ def _jinja(name: str, ctx: dict[str, Any]) -> str:
 
 def _line(message: ChatMessage) -> str:
     """A line as every reader sees it, with the slot of each reader's buttons: rendered once a change."""
-    recipient = message.recipient.get_username() if message.recipient_id and message.recipient else ""
+    recipient = person_name(message.recipient) if message.recipient_id and message.recipient else ""
     view = {
         "id": message.pk,
-        "author": message.author.get_username(),
+        "author": person_name(message.author),
         "kind": message.kind,
         "audience": message.audience,
         "to": recipient,
@@ -366,13 +390,16 @@ def render_lines(messages: list[ChatMessage], user_id: Any, role: str) -> SafeSt
 def panel_context(campaign: Campaign, user: Any, role: str) -> dict[str, Any]:
     """The chat panel of a page (the campaign page, a battle page): the newest page of history."""
     lines, more = history(campaign.pk, user.pk, role)
+    can_write = role in (Role.GM, Role.PLAYER)
     return {
         "chat_lines": render_lines(lines, user.pk, role),
         "chat_more": more,
         "chat_oldest": lines[0].pk if lines else 0,
-        "chat_can_write": role in (Role.GM, Role.PLAYER),
+        "chat_can_write": can_write,
         "chat_url": reverse("chat", args=[campaign.pk]),
         "chat_limit": MAX_LENGTH,
+        "chat_help": HELP,
+        "chat_names": whisper_names(campaign.pk, user) if can_write else [],
     }
 
 

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from vtt import chat
 from vtt.access import campaign_for
+from vtt.chat_commands import HELP
 from vtt.requests import HtmxRequest
 
 TEMPLATE = chat.TEMPLATE
@@ -90,6 +91,11 @@ def _send(request: HtmxRequest, campaign_id: int) -> HttpResponse:
     sent = chat.post(campaign_id, request.user, request.POST.get("text"))
     if sent.status == 404:
         raise Http404("No such campaign.")  # as campaign_for answers a stranger
+    if sent.help:  # the commands, in the form's message slot: for the sender, nothing written
+        if not request.htmx:
+            messages.info(request, " · ".join(f"{typed}: {meaning}" for typed, meaning in HELP))
+            return _back(request, campaign_id)
+        return HttpResponse(render_to_string(f"{TEMPLATE}#help", {"chat_help": HELP}))
     if not sent.ok or sent.message is None:
         return _refused(request, campaign_id, sent)
     if not request.htmx:

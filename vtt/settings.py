@@ -226,10 +226,13 @@ SOCKETS_PER_USER = int(os.environ.get("SOCKETS_PER_USER", "5"))
 SOCKETS_PER_IP = int(os.environ.get("SOCKETS_PER_IP", "100"))
 SOCKET_SLOW_BACKLOG = int(os.environ.get("SOCKET_SLOW_BACKLOG", "200"))
 
-# Chat: a member sends at most CHAT_RATE_LINES lines in CHAT_RATE_SECONDS (over every campaign), and
-# may change or delete their own line for CHAT_EDIT_SECONDS after sending it (a GM deletes any line).
-CHAT_RATE_LINES = int(os.environ.get("CHAT_RATE_LINES", "5"))
-CHAT_RATE_SECONDS = float(os.environ.get("CHAT_RATE_SECONDS", "10"))
+# Chat: a member sends at most CHAT_BURST_LINES lines in CHAT_BURST_SECONDS (a burst of rolls goes
+# through) and CHAT_RATE_LINES in CHAT_RATE_SECONDS (a flood stops), over every campaign, and may change
+# or delete their own line for CHAT_EDIT_SECONDS after sending it (a GM deletes any line).
+CHAT_BURST_LINES = int(os.environ.get("CHAT_BURST_LINES", "12"))
+CHAT_BURST_SECONDS = float(os.environ.get("CHAT_BURST_SECONDS", "10"))
+CHAT_RATE_LINES = int(os.environ.get("CHAT_RATE_LINES", "30"))
+CHAT_RATE_SECONDS = float(os.environ.get("CHAT_RATE_SECONDS", "60"))
 CHAT_EDIT_SECONDS = int(os.environ.get("CHAT_EDIT_SECONDS", "300"))
 
 AUTH_PASSWORD_VALIDATORS = [

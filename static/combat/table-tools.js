@@ -77,10 +77,17 @@
     b.appendChild(label);
   }
 
+  // A mark in its maker's colour (the server's palette: combat/marks.py), the page's own from its root.
+  function paint(el, m) {
+    var colour = m.mine ? root.dataset.colour : m.colour;
+    if (colour && /^#[0-9a-f]{6}$/i.test(colour)) { el.style.setProperty("--mark", colour); }
+  }
+
   function drawPing(m) {
     var b = board();
     var ring = document.createElement("div");
     ring.className = "mark ping" + (m.mine ? " mine" : "");
+    paint(ring, m);
     ring.style.gridColumn = String(m.at[0] + 1);
     ring.style.gridRow = String(m.at[1] + 1);
     ring.setAttribute("data-square", m.at[0] + "," + m.at[1]);
@@ -136,7 +143,7 @@
     if (!m) { return; }
     if (m.kind === "ping") {
       pings += 1;
-      keep("ping:" + m.user + ":" + pings, { kind: "ping", at: m.at, by: m.by }, PING_MS);
+      keep("ping:" + m.user + ":" + pings, { kind: "ping", at: m.at, by: m.by, colour: m.colour }, PING_MS);
       say(m.by + " pings a square.");
     } else if (m.kind === "ruler") {
       var key = "ruler:" + m.user;

@@ -3,7 +3,8 @@
    Enter sends (Shift+Enter starts a new line), a refused line stays in the box with its reason,
    a line that came both as the answer and over the socket is kept once, the view follows the newest
    line unless scrolled back, edit buttons go when their time is up, a page that reconnects fetches
-   what it missed, and on a phone the chat opens as a drawer over the page. */
+   what it missed, on a phone the chat opens as a drawer over the page, and "/w " offers the names a
+   whisper can reach as you type. */
 (function () {
   "use strict";
   var panel = document.querySelector("[data-chat]");
@@ -68,9 +69,78 @@
     box.style.height = Math.min(box.scrollHeight + 2, 160) + "px";
   }
 
+  // ------------------------------------------------------------ whisper names as you type "/w …"
+  // The server's names (the chat-names-data script): each other member's characters, display and user
+  // names, with whom each reaches. The server decides again when the line is sent.
+  var picker = document.getElementById("chat-names");
+  var names = [];
+  try { names = JSON.parse((document.getElementById("chat-names-data") || {}).textContent || "[]"); } catch (err) { names = []; }
+  var offered = [], active = 0;
+
+  function typedName() {
+    var m = box && /^\/w(?:hisper)?\s+(?:"([^"]*)|([^\s"]*))$/i.exec(box.value);
+    return m ? (m[1] !== undefined ? m[1] : m[2]) : null;
+  }
+  function showNames() {
+    if (!picker) { return; }
+    var typed = typedName(), key = typed === null ? "" : typed.toLowerCase().replace(/\s+/g, " ");
+    offered = typed === null ? [] : names.filter(function (n) { return n[0].toLowerCase().indexOf(key) === 0; }).slice(0, 8);
+    picker.textContent = "";
+    offered.forEach(function (n, i) {
+      var li = document.createElement("li");
+      li.id = "chat-name-" + i;
+      li.setAttribute("role", "option");
+      li.className = "chat-name";
+      li.dataset.index = String(i);
+      li.textContent = n[0];
+      if (n[1] && n[1].toLowerCase() !== n[0].toLowerCase()) {
+        var who = document.createElement("span");
+        who.className = "chat-name-who";
+        who.textContent = n[1];
+        li.appendChild(who);
+      }
+      picker.appendChild(li);
+    });
+    active = 0;
+    markActive();
+    picker.hidden = offered.length === 0;
+    box.setAttribute("aria-expanded", offered.length ? "true" : "false");
+  }
+  function markActive() {
+    picker.querySelectorAll("[role=option]").forEach(function (li, i) { li.setAttribute("aria-selected", i === active ? "true" : "false"); });
+    if (offered.length) { box.setAttribute("aria-activedescendant", "chat-name-" + active); } else { box.removeAttribute("aria-activedescendant"); }
+  }
+  function pick(i) {
+    var name = offered[i][0];
+    box.value = "/w " + (/\s/.test(name) ? '"' + name + '"' : name) + " ";
+    offered = [];
+    showNames();
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  }
+  if (picker) {
+    // A press on a name picks it without taking the focus from the box (a phone keeps its keyboard).
+    picker.addEventListener("mousedown", function (e) { e.preventDefault(); });
+    picker.addEventListener("click", function (e) {
+      var li = e.target.closest("[role=option]");
+      if (li) { pick(parseInt(li.dataset.index, 10)); }
+    });
+  }
+
   if (box) {
-    box.addEventListener("input", grow);
+    box.addEventListener("input", function () { grow(); showNames(); });
+    box.addEventListener("blur", function () { window.setTimeout(function () { if (document.activeElement !== box) { offered = []; if (picker) { picker.hidden = true; } box.setAttribute("aria-expanded", "false"); } }, 150); });
     box.addEventListener("keydown", function (e) {
+      if (offered.length && picker && !picker.hidden) {
+        if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+          e.preventDefault();
+          active = (active + (e.key === "ArrowDown" ? 1 : offered.length - 1)) % offered.length;
+          markActive();
+          return;
+        }
+        if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") { e.preventDefault(); pick(active); return; }
+        if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); offered = []; picker.hidden = true; box.setAttribute("aria-expanded", "false"); return; }
+      }
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         if (box.value.trim()) { form.requestSubmit(); }
@@ -82,6 +152,13 @@
     var slot = document.getElementById("chat-error");
     if (slot) { slot.textContent = text; slot.hidden = !text; }
   }
+  // /help's list in the message slot closes with its button.
+  panel.addEventListener("click", function (e) {
+    if (e.target.closest("[data-chat-note-close]")) {
+      var slot = document.getElementById("chat-error");
+      if (slot) { slot.hidden = true; }
+    }
+  });
 
   document.body.addEventListener("htmx:beforeRequest", function (e) {
     if (e.detail.elt === form) { sending = box.value; }

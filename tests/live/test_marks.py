@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from combat import marks
 from combat.models import BattleEvent
 from tests.sockets import connect, presence_lines
 
@@ -18,7 +19,10 @@ async def _marks(comm, timeout=0.6):
 
 
 async def test_a_ping_reaches_every_other_page_with_who_pinged(live_table):
-    users, _, battle, cookies = live_table
+    users, campaign, battle, cookies = live_table
+    members = [str(u.pk) for u in users.values() if u.username != "outsider"]
+    colours = {name: marks.colour(str(users[name].pk), members) for name in ("player", "gm")}
+    assert colours["player"] != colours["gm"]
     socks = {
         name: await connect(battle.pk, cookies[name]) for name in ("player", "other_player", "gm", "observer")
     }
@@ -28,8 +32,17 @@ async def test_a_ping_reaches_every_other_page_with_who_pinged(live_table):
         await socks["player"].send_to(text_data=json.dumps({"type": "ping", "at": [4, 5]}))
         for name in ("other_player", "gm", "observer"):
             got = await _marks(socks[name])
+            # Signed with the player's character at the table (not their user name), in their colour.
             assert got == [
-                {"mark": {"kind": "ping", "at": [4, 5], "by": "player", "user": str(users["player"].pk)}}
+                {
+                    "mark": {
+                        "kind": "ping",
+                        "at": [4, 5],
+                        "by": "Ayla",
+                        "user": str(users["player"].pk),
+                        "colour": colours["player"],
+                    }
+                }
             ]
         assert await _marks(socks["player"]) == []  # its own page drew it already
         await socks["gm"].send_to(text_data=json.dumps({"type": "ruler", "from": [0, 0], "to": [3, 5]}))
@@ -40,8 +53,9 @@ async def test_a_ping_reaches_every_other_page_with_who_pinged(live_table):
             "kind": "ruler",
             "from": [0, 0],
             "to": [3, 5],
-            "by": "gm",
+            "by": "gm",  # no character at the table: their display name (here their user name)
             "user": str(users["gm"].pk),
+            "colour": colours["gm"],
         }
         # Off the board, malformed, or from an observer: nothing is passed on.
         for text in ('{"type": "ping", "at": [10, 0]}', '{"type": "ping", "at": "4,5"}', "[1, 2]", "{"):
@@ -63,3 +77,22 @@ async def test_a_ping_reaches_every_other_page_with_who_pinged(live_table):
         for comm in socks.values():
             await comm.disconnect()
     assert not await BattleEvent.objects.filter(battle_id=battle.pk, type__startswith="ping").aexists()
+
+
+async def test_a_ping_is_signed_with_a_display_name_when_no_character_of_theirs_is_in_view(live_table):
+    users, _, battle, cookies = live_table
+    gm = users["gm"]
+    gm.first_name = "Morgan"
+    await gm.asave()
+    socks = {name: await connect(battle.pk, cookies[name]) for name in ("gm", "other_player")}
+    try:
+        for comm in socks.values():
+            await presence_lines(comm, 0.3)
+        await socks["gm"].send_to(text_data=json.dumps({"type": "ping", "at": [1, 1]}))
+        got = await _marks(socks["other_player"])
+        assert got[0]["mark"]["by"] == "Morgan"
+        await socks["other_player"].send_to(text_data=json.dumps({"type": "ping", "at": [2, 2]}))
+        assert (await _marks(socks["gm"]))[0]["mark"]["by"] == "Bram"
+    finally:
+        for comm in socks.values():
+            await comm.disconnect()

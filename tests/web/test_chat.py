@@ -6,6 +6,7 @@ tests/web/test_chat_commands.py.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 
@@ -15,7 +16,7 @@ from django.utils import timezone
 
 from tests.table import make_character
 from vtt import chat
-from vtt.models import ChatMessage
+from vtt.models import CharacterKind, ChatMessage
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,7 @@ def page(as_user, user, campaign) -> str:
 
 def roll_of(html: str) -> tuple[list[int], int]:
     """The kept faces and the total of the first roll in ``html``."""
-    faces = [int(f) for f in re.findall(r'<b class="die die">(\d+)</b>', html)]
+    faces = [int(f) for f in re.findall(r'<b class="die die[^"]*"[^>]*>(\d+)</b>', html)]
     total = int(re.search(r'<strong class="roll-total">(-?\d+)</strong>', html).group(1))
     return faces, total
 
@@ -69,7 +70,7 @@ def test_an_inline_roll_is_rolled_in_place(as_user, campaign, player):
     faces, total = roll_of(html)
     assert total == faces[0] + 5
     body = re.search(r'<p class="chat-body">(.*?)</p>', html, re.S).group(1)
-    assert body.startswith('I swing <span class="roll roll-inline"') and body.endswith(" at it")
+    assert body.startswith('I swing <span class="roll roll-inline') and body.endswith(" at it")
 
 
 def test_a_roll_reads_a_sheet_value_by_name(as_user, campaign, player, other_player, gm, monster):
@@ -96,7 +97,8 @@ def test_a_roll_reads_a_sheet_value_by_name(as_user, campaign, player, other_pla
     [
         ("", "Write something first."),
         ("/r", "Write the dice after /r"),
-        ("/r 2d", "Not a dice expression"),
+        ("/r 2d", "Say how many faces"),
+        ("/r 4d6x", "The roller does not understand “x”"),
         ("/r 1000d6", "At most 100 dice in one roll"),
         ("/r 1d100000", "A die has 1 to 1000 faces"),
         ("roll [[1d1e1]]", "explode or be rerolled on at most half its faces"),
@@ -123,6 +125,26 @@ def test_a_refused_line_without_javascript_says_why(as_user, campaign, player):
     assert not ChatMessage.objects.exists()
 
 
+def test_a_burst_of_ten_rolls_goes_through_and_a_flood_stops(as_user, campaign, player, other_player):
+    # The defaults: a player's burst of rolls (ten in a row, as fast as they are typed) is never refused...
+    for i in range(10):
+        response = send(as_user, player, campaign, f"/r 1d20+{i} Attack {i}")
+        assert response.status_code == 200, response.content.decode()
+    # ...a flood is: a little after the burst, within the same ten seconds, the lines are refused.
+    statuses = [send(as_user, player, campaign, f"flood {i}").status_code for i in range(10)]
+    assert statuses[:2] == [200, 200] and set(statuses[2:]) == {429}
+    assert ChatMessage.objects.filter(author=player).count() == 12
+    assert send(as_user, other_player, campaign, "my turn").status_code == 200  # the limit is the sender's
+    # Ten seconds on, another burst; but a minute holds at most thirty lines.
+    for burst in (9, 8):  # 12 + 9 + 8 lines
+        ChatMessage.objects.update(created=timezone.now() - timedelta(seconds=11))
+        assert all(send(as_user, player, campaign, f"/r 1d6 x{i}").status_code == 200 for i in range(burst))
+    ChatMessage.objects.update(created=timezone.now() - timedelta(seconds=11))
+    assert send(as_user, player, campaign, "thirtieth").status_code == 200
+    response = send(as_user, player, campaign, "thirty-first")
+    assert response.status_code == 429 and "at most 30 every 60 seconds" in response.content.decode()
+
+
 def test_the_rate_limit_refuses_with_a_message_and_writes_nothing(as_user, campaign, player, settings):
     settings.CHAT_RATE_LINES, settings.CHAT_RATE_SECONDS = 3, 60
     for i in range(3):
@@ -134,6 +156,58 @@ def test_the_rate_limit_refuses_with_a_message_and_writes_nothing(as_user, campa
     # The limit is the sender's: someone else still talks.
     ChatMessage.objects.update(created=timezone.now() - timedelta(seconds=61))
     assert send(as_user, player, campaign, "later").status_code == 200
+
+
+def test_a_whisper_finds_a_player_by_character_display_name_or_start(
+    as_user, campaign, gm, player, other_player, observer
+):
+    make_character(campaign, "Mira Vell", owner=player)
+    make_character(campaign, "Miro", owner=other_player)
+    make_character(campaign, "Midnight Hag", kind=CharacterKind.MONSTER)  # the GM's: no whisper finds it
+    player.first_name, player.last_name = "Ana", "Lopes"
+    player.save()
+    for typed, words in [
+        ("/w mira vell by character", "by character"),
+        ("/w mira by first word", "by first word"),
+        ("/w ana lopes by display name", "by display name"),
+        ('/w "Mira V" quoted start', "quoted start"),
+    ]:
+        response = send(as_user, other_player, campaign, typed)
+        assert response.status_code == 200, (typed, response.content.decode())
+        message = ChatMessage.objects.get(text=words)
+        assert (message.audience, message.recipient_id) == ("one", player.pk)
+    html = page(as_user, player, campaign)
+    assert "whispers to Mira Vell" in html and "whispers to Ana Lopes" in html
+    assert "by display name" not in page(as_user, gm, campaign)
+    # An ambiguous start is refused, naming who it could be; a monster's name reaches nobody.
+    response = send(as_user, gm, campaign, "/w mi hello")
+    assert response.status_code == 422
+    assert "“mi” could be Mira Vell or Miro: write more of the name." in response.content.decode()
+    response = send(as_user, player, campaign, "/w midnight hello")
+    assert "Nobody in this campaign is called midnight." in response.content.decode()
+    response = send(as_user, player, campaign, "/w Mira hi")
+    assert "That is you" in response.content.decode()
+
+
+def test_the_whisper_picker_offers_names_but_never_the_gms_monsters(as_user, campaign, player, other_player):
+    make_character(campaign, "Miro", owner=other_player)
+    make_character(campaign, "Midnight Hag", kind=CharacterKind.MONSTER)
+    html = page(as_user, player, campaign)
+    names = json.loads(
+        re.search(r'<script id="chat-names-data" type="application/json">(.*?)</script>', html).group(1)
+    )
+    assert ["Miro", "other_player"] in names and names[0] == ["gm", "the GM"]
+    assert not any("Midnight" in n for n, _ in names) and not any(n == "player" for n, _ in names)
+
+
+def test_help_emotes_and_marked_dice(as_user, campaign, player, other_player):
+    response = send(as_user, player, campaign, "/help")
+    assert response.status_code == 200 and "Chat commands" in response.content.decode()
+    assert "4d6k3" in response.content.decode() and not ChatMessage.objects.exists()
+    html = send(as_user, player, campaign, "/em draws her sword").content.decode()
+    assert 'class="chat-body chat-emote"><span class="chat-emote-who">player</span> draws her sword' in html
+    html = page(as_user, other_player, campaign)
+    assert "draws her sword" in html
 
 
 def test_observers_and_strangers_cannot_write(as_user, campaign, observer, outsider):
