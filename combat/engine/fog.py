@@ -6,7 +6,8 @@ board, ``"#"`` a square in fog and ``"."`` a revealed one. ``gm.fog`` changes it
 
 - ``mode: "on"``: the whole board in fog (again); ``"off"``: no fog at all;
 - ``mode: "reveal"`` or ``"hide"`` with ``rects: [[x0, y0, x1, y1], ...]``: those rectangles
-  (corners included; a brush stroke is a run of small ones).
+  (corners included; a brush stroke is a run of small ones). Hiding on a board without fog covers
+  those squares only: the GM draws fog where they want it, on a bare map.
 
 What players may see of it is decided here and in ``view`` (like hidden HP): the revealed squares
 of the map, and no combatant standing in fog that is not on their own side (``unseen``).
@@ -118,7 +119,8 @@ def _painted(fog: list[str], rects: list[list[int]], mark: str) -> list[str]:
 
 
 def gm_fog(ctx: Ctx, action: Action) -> Refusal | None:
-    """``gm.fog``: cover the board, lift the fog, or reveal or hide rectangles of it."""
+    """``gm.fog``: cover the board, lift the fog, or reveal or hide rectangles of it (hiding needs no fog
+    before: on a bare map it covers just those squares)."""
     state, params = ctx.state, action.params
     if ctx.rules.board != "grid":
         return Refusal("Fog of war needs a board of squares.")
@@ -136,11 +138,12 @@ def gm_fog(ctx: Ctx, action: Action) -> Refusal | None:
             return Refusal("The whole map is already in fog.")
         ctx.emit("fog.changed", mode="on")
         return None
-    if fog is None:
-        return Refusal("Cover the map with fog first.")
+    if fog is None and mode == "reveal":
+        return Refusal("Nothing is in fog: the players see the whole map. Hide an area first.")
     rects = _rects(params.get("rects"), state.width, state.height)
     if isinstance(rects, Refusal):
         return rects
+    fog = fog if fog is not None else [CLEAR * state.width] * state.height
     if _painted(fog, rects, CLEAR if mode == "reveal" else FOG) == fog:
         return Refusal(
             "Those squares are already revealed." if mode == "reveal" else "Those squares are already in fog."
@@ -156,8 +159,8 @@ def apply_fog(state: BattleState, d: dict[str, Any]) -> None:
         state.extra.pop("fog", None)
     elif mode == "on":
         state.extra["fog"] = [FOG * state.width] * state.height
-    else:
-        fog = rows(state) or [FOG * state.width] * state.height
+    else:  # on a board without fog, hiding starts from a clear map (a reveal there is refused)
+        fog = rows(state) or [(CLEAR if mode == "hide" else FOG) * state.width] * state.height
         state.extra["fog"] = _painted(fog, d.get("rects", []), CLEAR if mode == "reveal" else FOG)
 
 

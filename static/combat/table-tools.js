@@ -1,7 +1,7 @@
 /* The table's tools on the board: pings (Alt-click, a long press, or P on the focused square), the
    ruler (drag from a token or a square; the count uses the battle's own metric, the engine's
    grid_metric that the board carries as data-metric), and the GM's fog of war (drag a rectangle or
-   paint with the brush to reveal or hide squares). Pings and shared rulers go over the battle socket
+   paint with the brush to reveal or hide squares, on a map with fog or a bare one; with a finger too). Pings and shared rulers go over the battle socket
    (combat/marks.py) and every page draws them for a few seconds; a fog change is a GM action posted
    like any other, and the server pushes the board as each viewer may see it. Nothing is decided here. */
 (function () {
@@ -222,10 +222,12 @@
     var menu = root.querySelector("[data-fog-menu]");
     if (menu) { menu.classList.toggle("active", tool === "reveal" || tool === "hide"); if (tool) { menu.open = false; } }
     scroller.classList.toggle("tool-on", !!tool);
+    var brush = !!(root.querySelector("[data-fog-brush]") || {}).checked;
+    var how = brush ? "paint over" : "drag a rectangle over";
     var words = {
       ruler: "Ruler: drag from a token or a square. Esc stops.",
-      reveal: "Reveal: drag over the squares players may see. Esc stops.",
-      hide: "Hide: drag over the squares to cover. Esc stops."
+      reveal: "Reveal: " + how + " the squares players may see. Esc or the same tool again stops.",
+      hide: "Hide: " + how + " the squares to cover, map bare or not. Esc or the same tool again stops."
     };
     if (hint) { hint.textContent = tool ? words[tool] : ""; }
   }

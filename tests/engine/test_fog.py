@@ -45,10 +45,31 @@ def test_the_gm_covers_reveals_hides_and_lifts_the_fog():  # RULE: ENG-7
     assert b.rebuilt() == b.state  # RULE: ENG-1
 
 
+def test_the_gm_hides_an_area_of_a_bare_map_and_reveals_it_again():  # RULE: ENG-7
+    b, ash, orc, gob = scene()
+    assert "fog" not in b.state.extra
+    b.act("gm.fog", mode="hide", rects=[[6, 4, 8, 6]])  # a rectangle around Gobbo (7, 5), nothing else
+    assert b.state.extra["fog"][5] == "......###." and b.state.extra["fog"][0] == "." * 10
+    assert sorted(fog.unseen(b.state, None)) == [gob]
+    # A brush stroke: runs of squares along rows.
+    b.act("gm.fog", mode="hide", rects=[[0, 0, 2, 0], [1, 1, 3, 1]])
+    assert b.state.extra["fog"][:2] == ["###.......", ".###......"]
+    b.act("gm.fog", mode="reveal", rects=[[7, 5, 7, 5]])
+    assert fog.unseen(b.state, None) == frozenset()
+    assert (
+        b.try_act("gm.fog", mode="reveal", rects=[[7, 5, 7, 5]]).reason
+        == "Those squares are already revealed."
+    )
+    assert b.rebuilt() == b.state  # RULE: ENG-1
+
+
 @pytest.mark.parametrize(
     ("params", "why"),
     [
-        ({"mode": "reveal", "rects": [[0, 0, 1, 1]]}, "Cover the map with fog first."),
+        (
+            {"mode": "reveal", "rects": [[0, 0, 1, 1]]},
+            "Nothing is in fog: the players see the whole map. Hide an area first.",
+        ),
         ({"mode": "off"}, "There is no fog to lift."),
         ({"mode": "fill"}, "Cover, lift, reveal or hide the fog."),
     ],

@@ -51,7 +51,7 @@ def test_the_gm_covers_and_reveals_and_a_players_page_shows_only_the_light(clien
         ("observer", "on", None, 403, "Observers watch"),
         ("gm", "reveal", "[[0, 0, 1", 400, "Those squares are malformed"),
         ("gm", "reveal", '{"x": 1}', 400, "Those squares are malformed"),
-        ("gm", "reveal", [[0, 0, 1, 1]], 422, "Cover the map with fog first."),
+        ("gm", "reveal", [[0, 0, 1, 1]], 422, "Nothing is in fog: the players see the whole map."),
         ("gm", "burn", None, 422, "Cover, lift, reveal or hide the fog."),
         ("gm", "off", None, 422, "There is no fog to lift."),
     ],
