@@ -58,7 +58,9 @@ class Pointer:
         self.page.wait_for_function(BOARD_STILL, polling=50)
         x, y = self.at(*square)
         if self.cdp:
-            self.cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+            self.cdp.send(
+                "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}
+            )
         else:
             self.page.mouse.move(x, y)
             self.page.mouse.down()
@@ -69,7 +71,15 @@ class Pointer:
             for i in range(1, steps + 1):  # the finger slides: every square between is crossed
                 self.cdp.send(
                     "Input.dispatchTouchEvent",
-                    {"type": "touchMove", "touchPoints": [{"x": self._x + (x - self._x) * i / steps, "y": self._y + (y - self._y) * i / steps}]},
+                    {
+                        "type": "touchMove",
+                        "touchPoints": [
+                            {
+                                "x": self._x + (x - self._x) * i / steps,
+                                "y": self._y + (y - self._y) * i / steps,
+                            }
+                        ],
+                    },
                 )
         else:
             self.page.mouse.move(x, y, steps=steps)
