@@ -132,7 +132,7 @@ def test_chat_whispers_rolls_pings_the_ruler_and_fog_at_a_table_of_three(asgi_se
     shoot(bob, "talk-chat-whisper-roll-390")
     shoot(alice, "talk-chat-beside-the-board-1280")
 
-    # A ping: Alice Alt-clicks a square; the others see it pulse within a second, with her name.
+    # A ping: Alice Alt-clicks a square; the others see it pulse within a second, with her character's name.
     bob.locator("[data-chat-close]").click()
     alice.mouse.move(*square_at(alice, 2, 2))
     alice.keyboard.down("Alt")
@@ -142,7 +142,7 @@ def test_chat_whispers_rolls_pings_the_ruler_and_fog_at_a_table_of_three(asgi_se
     for page in (gm, bob):
         ping = page.locator("#board .ping")
         expect(ping).to_have_count(1, timeout=1000)
-        expect(ping).to_contain_text(names["alice"], timeout=1000)
+        expect(ping).to_contain_text(t["chars"]["alice"].name, timeout=1000)
         expect(ping).to_have_attribute("data-square", "2,2", timeout=1000)
     shoot(bob, "talk-ping-390")
 
