@@ -73,32 +73,19 @@ def shoot(page: Page, name: str) -> None:
     save_shot(page, name, full_page=False)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_server, browser):
-    t = make_table("luck")
-    battle_id = battle_on_a_map(t)
-    seats = open_seats(browser, asgi_server, t["users"])
-    gm, alice, bob = (seats[k].page for k in ("gm", "alice", "bob"))
-    gm_frames: list[str] = []
-    gm.on("websocket", lambda ws: ws.on("framereceived", lambda f: gm_frames.append(str(f))))
-    for page in (gm, alice, bob):
-        page.goto(f"{asgi_server}/battles/{battle_id}/")
-        wait_live(page)
-    alia, boro = t["chars"]["alice"].name, t["chars"]["bob"].name
-
-    # The laptop's chat shows ten lines at once.
+def ten_lines_show_at_once(gm: Page, alice: Page) -> None:
     for i in range(10):
         say(gm, f"Line {i + 1} of the evening")
     expect(lines(alice)).to_have_count(10)
     scroller = alice.locator("[data-chat-scroll]").bounding_box()
     for i in range(10):
         box = lines(alice).nth(i).bounding_box()
-        assert (
-            scroller["y"] - 1 <= box["y"]
-            and box["y"] + box["height"] <= scroller["y"] + scroller["height"] + 1
-        ), i
+        top, bottom = scroller["y"] - 1, scroller["y"] + scroller["height"] + 1
+        assert top <= box["y"] and box["y"] + box["height"] <= bottom, i
 
-    # A burst of ten rolls as players type them: none refused, each rolled whole.
+
+def a_burst_of_rolls(gm: Page, alice: Page, bob: Page) -> None:
+    """Ten rolls as players type them: none refused, each rolled whole."""
     for text in BURST:
         say(alice, text)
     expect(lines(gm)).to_have_count(20)
@@ -106,15 +93,17 @@ def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_serve
     strength = gm.locator("#chat-log li", has_text="Strength").locator(".roll")
     kept = [int(x) for x in strength.locator(".die:not(.drop)").all_inner_texts()]
     assert len(kept) == 3 and int(strength.locator(".roll-total").inner_text()) == sum(kept)
-    expect(gm.locator("#chat-log li", has_text="Shots").locator(".roll-unit")).to_have_text(
-        re.compile(r"successe?s?")
-    )
+    shots = gm.locator("#chat-log li", has_text="Shots").locator(".roll-unit")
+    expect(shots).to_have_text(re.compile(r"successe?s?"))
     shoot(alice, "chat-burst-1280")
     bob.locator("[data-chat-toggle]").click()
     expect(bob.locator("#chat-drawer")).to_have_class(re.compile(r"\bopen\b"))
     shoot(bob, "chat-burst-390")
 
-    # Bob whispers to Alice by her character's name, picked from the names offered as he types.
+
+def whispers_picked_by_name(t: dict, gm: Page, alice: Page, bob: Page, gm_frames: list[str]) -> None:
+    """Bob taps Alice's character among the names offered; Alice picks Boro's with the keyboard."""
+    alia, boro = t["chars"]["alice"].name, t["chars"]["bob"].name
     box = bob.locator("#chat-text")
     box.fill("/w Al")
     option = bob.locator("#chat-names [role=option]", has_text=alia)
@@ -127,11 +116,10 @@ def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_serve
     box.press_sequentially("the altar is hollow")
     box.press("Enter")
     expect(box).to_have_value("")
-    whisper = alice.locator("#chat-log li", has_text="the altar is hollow")
-    expect(whisper).to_contain_text(f"whispers to {alia}")
-    expect(bob.locator("#chat-log li", has_text="the altar is hollow")).to_contain_text(f"whispers to {alia}")
+    for page in (alice, bob):
+        line = page.locator("#chat-log li", has_text="the altar is hollow")
+        expect(line).to_contain_text(f"whispers to {alia}")
     shoot(bob, "chat-whisper-sent-390")
-    # Alice answers Boro with the keyboard: the start of his name, the first offer, Enter.
     box = alice.locator("#chat-text")
     box.press_sequentially("/w bo")
     expect(alice.locator("#chat-names [role=option]").first).to_contain_text(boro)
@@ -146,14 +134,14 @@ def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_serve
     for words in ("the altar is hollow", "I saw it too"):
         assert words not in gm.content() and not [f for f in gm_frames if words in f]
 
-    # A roll with a sheet value on the phone: every piece of the card in a place of its own.
+
+def a_card_on_a_phone_covers_nothing(bob: Page, alia: str) -> None:
+    """A roll with a sheet value: every piece of the card in a place of its own at 390 px."""
     say(bob, f"/r 1d20+@{alia.lower()}.initiative+2 Stealth check for the whole party")
     card = bob.locator("#chat-log li", has_text="Stealth check").locator(".roll")
     expect(card.locator(".roll-refs")).to_contain_text(f"{alia}: Initiative score")
-    pieces = {
-        name: card.locator(f".roll-{name}").bounding_box()
-        for name in ("label", "typed", "refs", "dice", "total")
-    }
+    names = ("label", "typed", "refs", "dice", "total")
+    pieces = {name: card.locator(f".roll-{name}").bounding_box() for name in names}
     for a in pieces:
         for b in pieces:
             if a < b:
@@ -163,7 +151,9 @@ def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_serve
     shoot(bob, "chat-sheet-roll-390")
     bob.locator("[data-chat-close]").click()
 
-    # Alice's ping: labelled with her character's name, in her colour, on the others' boards.
+
+def a_ping_signed_in_colour(t: dict, gm: Page, alice: Page, bob: Page) -> None:
+    """Alice's ping: labelled with her character's name, in her colour, on the others' boards."""
     board = alice.locator("#board")
     board.scroll_into_view_if_needed()
     bb = board.bounding_box()
@@ -178,12 +168,14 @@ def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_serve
     rgb = "rgb({}, {}, {})".format(*(int(colour[i : i + 2], 16) for i in (1, 3, 5)))
     for page in (gm, bob):
         name = page.locator("#board .ping .ping-name")
-        expect(name).to_have_text(alia, timeout=2000)
+        expect(name).to_have_text(t["chars"]["alice"].name, timeout=2000)
         assert page.evaluate("el => getComputedStyle(el).backgroundColor", name.element_handle()) == rgb
     assert t["users"]["alice"].username not in bob.locator("#board .ping").inner_text()
     shoot(bob, "chat-ping-390")
 
-    # The GM's Delete beside a line: a readable link (no solid pill), and it asks first.
+
+def delete_reads_and_asks(gm: Page, alice: Page) -> None:
+    """The GM's Delete beside a line: a readable link (no solid pill), and it asks first."""
     line = gm.locator("#chat-log li", has_text="Line 3 of the evening")
     delete = line.get_by_role("button", name="Delete")
     style = gm.evaluate(
@@ -198,6 +190,25 @@ def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_serve
     delete.click()
     expect(gm.locator("#chat-log li", has_text="Line 3 of the evening")).to_have_count(0)
     expect(alice.locator("#chat-log li.chat-deleted")).to_have_count(1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_burst_of_rolls_whispers_by_character_name_pings_and_delete(asgi_server, browser):
+    t = make_table("luck")
+    battle_id = battle_on_a_map(t)
+    seats = open_seats(browser, asgi_server, t["users"])
+    gm, alice, bob = (seats[k].page for k in ("gm", "alice", "bob"))
+    gm_frames: list[str] = []
+    gm.on("websocket", lambda ws: ws.on("framereceived", lambda f: gm_frames.append(str(f))))
+    for page in (gm, alice, bob):
+        page.goto(f"{asgi_server}/battles/{battle_id}/")
+        wait_live(page)
+    ten_lines_show_at_once(gm, alice)
+    a_burst_of_rolls(gm, alice, bob)
+    whispers_picked_by_name(t, gm, alice, bob, gm_frames)
+    a_card_on_a_phone_covers_nothing(bob, t["chars"]["alice"].name)
+    a_ping_signed_in_colour(t, gm, alice, bob)
+    delete_reads_and_asks(gm, alice)
     # The same chat on the campaign page, with /help's list for the one who asked.
     gm.goto(f"{asgi_server}/campaigns/{t['campaign'].pk}/")
     gm.locator("#chat-text").fill("/help")

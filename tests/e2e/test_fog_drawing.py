@@ -16,16 +16,9 @@ from combat.models import Battle
 from combat.services import load_state
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE, save_shot
 from tests.e2e.seats import WAIT, battle_on_a_map, login, make_table, wait_live
+from tests.e2e.test_table_talk import BOARD_STILL
 
 GRIK = (4, 3)  # Grik's square on the crypt (battle_on_a_map); Alia stands at (3, 3), Boro at (2, 5)
-
-# True once the board's box has held still for 300 ms (a resize re-fits the board after a pause).
-BOARD_STILL = """() => {
-  const r = document.getElementById("board").getBoundingClientRect();
-  const key = [r.x, r.y, r.width, r.height].join(), now = performance.now();
-  if (window.__boardKey !== key) { window.__boardKey = key; window.__boardSince = now; return false; }
-  return now - window.__boardSince > 300;
-}"""
 
 
 def seat(browser, base: str, user, viewport) -> Page:
@@ -112,74 +105,84 @@ def fog_menu(gm: Page, *, tool: str = "", brush: bool | None = None, mode: str =
     gm.get_by_role("button", name=tool or mode).click()
 
 
+class Watched:
+    """Alice's page and every frame her socket received, against the battle as stored."""
+
+    def __init__(self, alice: Page, battle_id: int, grik: str) -> None:
+        self.alice, self.battle_id, self.grik = alice, battle_id, grik
+        self.frames: list[str] = []
+        alice.on("websocket", lambda ws: ws.on("framereceived", lambda f: self.frames.append(str(f))))
+        self.grik_on_board = alice.locator(f'#board .token[title="{grik}"]')
+
+    def fog(self) -> list[str]:
+        return list(load_state(Battle.objects.get(pk=self.battle_id)).extra.get("fog") or [])
+
+    def hidden_since(self, since: int) -> None:
+        """Grik in fog: not on Alice's board, nor in her page, nor in any frame since ``since``."""
+        expect(self.alice.locator("#board .fog")).not_to_have_count(0)
+        expect(self.grik_on_board).to_have_count(0)
+        assert self.grik not in self.alice.content()
+        assert not [f for f in self.frames[since:] if self.grik in f], "a frame named a combatant in fog"
+
+
+def hide_then_reveal(
+    gm: Page, hand: Pointer, seen: Watched, squares, brush: bool, check, shot: str = ""
+) -> None:
+    """Hide the squares of a drag (a rectangle, or a brush stroke), check the fog, reveal them again."""
+    fog_menu(gm, tool="Hide area", brush=brush)
+    since = len(seen.frames)
+    hand.stroke(*squares, shot=shot)
+    seen.hidden_since(since)
+    check(seen.fog())
+    expect(gm.locator(f'#board .token[title="{seen.grik}"]')).to_have_count(1)  # the GM sees through it
+    expect(gm.locator("#board .fog-gm")).not_to_have_count(0)
+    if shot:
+        save_shot(gm, shot.replace("brush", "brushed-gm"), full_page=False)
+        save_shot(seen.alice, "fog-brushed-player-1280", full_page=False)
+    fog_menu(gm, tool="Reveal area", brush=brush)
+    revealed = len(seen.frames)
+    seen.hidden_since(since)  # nothing slipped through while Grik was in the dark
+    hand.stroke(*squares)
+    expect(seen.grik_on_board).to_have_count(1)
+    assert any(seen.grik in f for f in seen.frames[revealed:])
+    assert set("".join(seen.fog())) == {"."}
+
+
+def rectangle(fog: list[str]) -> None:
+    assert fog[3] == "....####........" and fog[1] == "." * 16 and fog[6] == "." * 16
+
+
+def brushed(fog: list[str]) -> None:
+    x = GRIK[0]
+    assert [row[x] for row in fog[1:6]] == ["#"] * 5 and fog[5][4:8] == "####" and fog[3][x + 1] == "."
+
+
 @pytest.mark.parametrize("device", ["phone", "laptop"])
 @pytest.mark.django_db(transaction=True)
 def test_the_gm_draws_fog_on_a_bare_map_and_lifts_it_again(asgi_server, browser, device):
     t = make_table("luck")
     battle_id = battle_on_a_map(t)
-    assert "fog" not in load_state(Battle.objects.get(pk=battle_id)).extra  # a bare map
     viewport = PHONE if device == "phone" else LAPTOP
     gm = seat(browser, asgi_server, t["users"]["gm"], viewport)
     alice = seat(browser, asgi_server, t["users"]["alice"], LAPTOP)
-    frames: list[str] = []
-    alice.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    seen = Watched(alice, battle_id, t["chars"]["monster"].name)
+    assert seen.fog() == []  # a bare map
     for page in (gm, alice):
         page.goto(f"{asgi_server}/battles/{battle_id}/")
         wait_live(page)
-    grik = t["chars"]["monster"].name
-    on_alice = alice.locator(f'#board .token[title="{grik}"]')
-    expect(on_alice).to_have_count(1)
+    expect(seen.grik_on_board).to_have_count(1)
     hand = Pointer(gm, touch=device == "phone")
     if device == "phone":
         gm.locator("[data-fit]").click()  # the whole crypt on the phone's screen
-    width = viewport["width"]
-
-    def hidden_from_alice(since: int) -> None:
-        expect(alice.locator("#board .fog")).not_to_have_count(0)
-        expect(on_alice).to_have_count(0)
-        assert grik not in alice.content()
-        assert not [f for f in frames[since:] if grik in f], "a frame named a combatant in fog"
-
-    # A rectangle hidden on the bare map: only the squares dragged over, Grik's among them.
-    fog_menu(gm, tool="Hide area", brush=False)
-    seen = len(frames)
-    hand.stroke((GRIK[0], GRIK[1] - 1), (GRIK[0] + 3, GRIK[1] + 2))
-    hidden_from_alice(seen)
-    fog = load_state(Battle.objects.get(pk=battle_id)).extra["fog"]
-    assert fog[3] == "....####........" and fog[0] == "." * 16 and fog[8] == "." * 16
-    expect(alice.locator(f'#board .token[title="{t["chars"]["alice"].name}"]')).to_have_count(1)
-    expect(gm.locator("#board .fog-gm")).to_have_count(1)
-    expect(gm.locator(f'#board .token[title="{grik}"]')).to_have_count(1)  # the GM sees through it
-    gm.keyboard.press("Escape") if device == "laptop" else None
-    # Revealed again: the same rectangle.
-    fog_menu(gm, tool="Reveal area", brush=False)
-    before_reveal = len(frames)
-    hidden_from_alice(seen)  # nothing slipped through while Grik was in the dark
-    hand.stroke((GRIK[0], GRIK[1] - 1), (GRIK[0] + 3, GRIK[1] + 2))
-    expect(on_alice).to_have_count(1)
-    assert any(grik in f for f in frames[before_reveal:])
-
-    # The brush: a stroke down through Grik's square and along, then painted clear again.
-    fog_menu(gm, tool="Hide area", brush=True)
-    seen = len(frames)
-    stroke = ((GRIK[0], GRIK[1] - 2), (GRIK[0], GRIK[1] + 2), (GRIK[0] + 3, GRIK[1] + 2))
-    hand.stroke(*stroke, shot=f"fog-brush-{width}")
-    hidden_from_alice(seen)
-    fog = load_state(Battle.objects.get(pk=battle_id)).extra["fog"]
-    assert [row[GRIK[0]] for row in fog[1:6]] == ["#"] * 5 and fog[5][4:8] == "####" and fog[3][5] == "."
-    save_shot(gm, f"fog-brushed-gm-{width}", full_page=False)
-    save_shot(alice, "fog-brushed-player-1280", full_page=False)
-    fog_menu(gm, tool="Reveal area", brush=True)
-    before_reveal = len(frames)
-    hidden_from_alice(seen)
-    hand.stroke(*stroke)
-    expect(on_alice).to_have_count(1)
-    assert any(grik in f for f in frames[before_reveal:])
-    assert set("".join(load_state(Battle.objects.get(pk=battle_id)).extra["fog"])) == {"."}
-
+    x, y = GRIK
+    # A rectangle over Grik's corner of the bare map (Alia, next to him, stays in the light).
+    hide_then_reveal(gm, hand, seen, ((x, y - 1), (x + 3, y + 2)), False, rectangle)
+    # A brush stroke down through Grik's square and along.
+    stroke = ((x, y - 2), (x, y + 2), (x + 3, y + 2))
+    hide_then_reveal(gm, hand, seen, stroke, True, brushed, shot=f"fog-brush-{viewport['width']}")
     # Cover all and lift all are still there.
     fog_menu(gm, mode="Cover the whole map")
-    expect(on_alice).to_have_count(0)
+    expect(seen.grik_on_board).to_have_count(0)
     fog_menu(gm, mode="Lift the fog")
     expect(alice.locator("#board .fog")).to_have_count(0)
-    expect(on_alice).to_have_count(1)
+    expect(seen.grik_on_board).to_have_count(1)
