@@ -186,18 +186,19 @@ class _Roller(d20.Roller):
         return _DiceSet.new(node.num, node.size, context=self.context, group=self.groups.get(id(node)))
 
 
-def _dice_groups(tree: Any, groups: tuple[Group, ...]) -> dict[int, Group]:
-    """Each dice node of a parsed expression (by id) -> its typed group: both run left to right."""
-    found: list[Any] = []
-    stack = [tree]
+@functools.lru_cache(maxsize=2048)
+def _parsed(expr: str, groups: tuple[Group, ...]) -> tuple[Any, dict[int, Group]]:
+    """A d20 expression parsed once, and each of its dice nodes (by id: the tree is kept here, alive) ->
+    its typed group: the tree's dice nodes and ``groups`` both run left to right."""
+    tree = _roller().parse(expr)
+    found, stack = [], [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, _ast.Dice):
-            found.append(node)
+        found += [node] if isinstance(node, _ast.Dice) else []
         stack.extend(reversed(node.children))
     if len(found) != len(groups):  # pragma: no cover - dice_grammar writes one term per group
         raise DiceError("The dice could not be read.")
-    return {id(node): group for node, group in zip(found, groups, strict=True)}
+    return tree, {id(node): group for node, group in zip(found, groups, strict=True)}
 
 
 _STRINGIFIER = d20.SimpleStringifier()
@@ -347,9 +348,9 @@ class _FaceSource:
         self._faces = []
         roller = _roller()
         reading = read(expr)  # check_expr read it: cached
-        tree = roller.parse(reading.expr)
+        tree, groups = _parsed(reading.expr, reading.groups)
         ctx = roller.context
-        ctx.source, roller.groups = self, _dice_groups(tree, reading.groups)
+        ctx.source, roller.groups = self, groups
         try:
             result = roller.roll(tree, stringifier=stringifier)
             total = int(result.total)  # the total is worked out here
