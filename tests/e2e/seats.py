@@ -29,6 +29,15 @@ from vtt.models import Campaign, Character, MapImage, Membership
 WAIT = 10_000  # ms: a live update must arrive well within this
 expect.set_options(timeout=WAIT)
 
+# True once the board's box has held still for 300 ms: a window resized a moment ago re-fits the board
+# after a 150 ms pause, and a drag measured before that lands on other squares.
+BOARD_STILL = """() => {
+  const r = document.getElementById("board").getBoundingClientRect();
+  const key = [r.x, r.y, r.width, r.height].join(), now = performance.now();
+  if (window.__boardKey !== key) { window.__boardKey = key; window.__boardSince = now; return false; }
+  return now - window.__boardSince > 300;
+}"""
+
 # Per ruleset: Alice's hero (she answers the reaction prompt), Bob's hero, the monster, and what opens
 # Alice's prompt: the monster's attack on her ("attack"), the monster leaving her rampart ("rampart"),
 # or the phase at the start of a round that asks each hero ("phase").

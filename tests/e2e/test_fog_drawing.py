@@ -15,8 +15,7 @@ from playwright.sync_api import Page, expect
 from combat.models import Battle
 from combat.services import load_state
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE, save_shot
-from tests.e2e.seats import WAIT, battle_on_a_map, login, make_table, wait_live
-from tests.e2e.test_table_talk import BOARD_STILL
+from tests.e2e.seats import BOARD_STILL, WAIT, battle_on_a_map, login, make_table, wait_live
 
 GRIK = (4, 3)  # Grik's square on the crypt (battle_on_a_map); Alia stands at (3, 3), Boro at (2, 5)
 

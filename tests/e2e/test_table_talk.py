@@ -20,7 +20,7 @@ from combat.engine.rulesets import get_ruleset
 from combat.models import Battle
 from combat.services import load_state
 from tests.e2e.conftest import LAPTOP, PHONE, save_shot
-from tests.e2e.seats import WAIT, battle_on_a_map, make_table, open_seats, wait_live
+from tests.e2e.seats import BOARD_STILL, WAIT, battle_on_a_map, make_table, open_seats, wait_live
 
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 
@@ -33,16 +33,6 @@ def square_at(page: Page, x: int, y: int) -> tuple[float, float]:
     assert box is not None
     size = box["width"] / int(board.get_attribute("data-width") or 1)
     return box["x"] + (x + 0.5) * size, box["y"] + (y + 0.5) * size
-
-
-# True once the board's box has held still for 300 ms: a window resized a moment ago re-fits the board
-# after a 150 ms pause, and a drag measured before that lands on other squares.
-BOARD_STILL = """() => {
-  const r = document.getElementById("board").getBoundingClientRect();
-  const key = [r.x, r.y, r.width, r.height].join(), now = performance.now();
-  if (window.__boardKey !== key) { window.__boardKey = key; window.__boardSince = now; return false; }
-  return now - window.__boardSince > 300;
-}"""
 
 
 def drag(page: Page, start: tuple[int, int], end: tuple[int, int]) -> None:
