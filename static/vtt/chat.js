@@ -104,7 +104,6 @@
     active = 0;
     markActive();
     picker.hidden = offered.length === 0;
-    box.setAttribute("aria-expanded", offered.length ? "true" : "false");
   }
   function markActive() {
     picker.querySelectorAll("[role=option]").forEach(function (li, i) { li.setAttribute("aria-selected", i === active ? "true" : "false"); });
@@ -129,7 +128,7 @@
 
   if (box) {
     box.addEventListener("input", function () { grow(); showNames(); });
-    box.addEventListener("blur", function () { window.setTimeout(function () { if (document.activeElement !== box) { offered = []; if (picker) { picker.hidden = true; } box.setAttribute("aria-expanded", "false"); } }, 150); });
+    box.addEventListener("blur", function () { window.setTimeout(function () { if (document.activeElement !== box) { offered = []; if (picker) { picker.hidden = true; } box.removeAttribute("aria-activedescendant"); } }, 150); });
     box.addEventListener("keydown", function (e) {
       if (offered.length && picker && !picker.hidden) {
         if (e.key === "ArrowDown" || e.key === "ArrowUp") {
@@ -139,7 +138,7 @@
           return;
         }
         if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") { e.preventDefault(); pick(active); return; }
-        if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); offered = []; picker.hidden = true; box.setAttribute("aria-expanded", "false"); return; }
+        if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); offered = []; picker.hidden = true; box.removeAttribute("aria-activedescendant"); return; }
       }
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();

@@ -123,7 +123,7 @@ def whispers_picked_by_name(t: dict, gm: Page, alice: Page, bob: Page, gm_frames
     box = alice.locator("#chat-text")
     box.press_sequentially("/w bo")
     expect(alice.locator("#chat-names [role=option]").first).to_contain_text(boro)
-    expect(box).to_have_attribute("aria-expanded", "true")
+    expect(box).to_have_attribute("aria-activedescendant", "chat-name-0")
     shoot(alice, "chat-whisper-picker-1280")
     box.press("Enter")
     expect(box).to_have_value(f"/w {boro} ")
