@@ -36,7 +36,7 @@ from combat.engine.events import Event
 from combat.engine.rulesets import RULESETS, get_ruleset
 from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
-from tests.table import make_campaign, make_user
+from tests.table import make_campaign, make_user, table
 from vtt.models import Character, CharacterKind
 
 pytestmark = pytest.mark.django_db
@@ -79,7 +79,10 @@ class Table:
         self.pushed: list[dict[str, Any]] = []
         monkeypatch.setattr(live, "publish", lambda group, message: self.pushed.append(message))
         campaign = make_campaign(
-            people["gm"], key, player=[people["player"], people["other_player"]], observer=[people["observer"]]
+            people["gm"],
+            key,
+            player=[people["player"], people["other_player"]],
+            observer=[people["observer"]],
         )
         made = services.create_battle(campaign, people["gm"], "Fight", WIDTH, HEIGHT, ruleset=key, seed=seed)
         assert made.ok, made.reason
@@ -87,7 +90,9 @@ class Table:
         heroes, monsters = list(self.rules.heroes.items()), list(self.rules.monsters.items())
         for i, owner in enumerate(("player", "other_player")):
             name, sheet = heroes[i % len(heroes)]
-            pc = Character.objects.create(campaign=campaign, name=f"{name} {i + 1}", owner=people[owner], sheet=sheet)
+            pc = Character.objects.create(
+                campaign=campaign, name=f"{name} {i + 1}", owner=people[owner], sheet=sheet
+            )
             self._add(pc, pos=[0, 2 * i], row=sheet.get("row"))
         for i in range(3):
             name, sheet = monsters[i % len(monsters)]
@@ -100,7 +105,11 @@ class Table:
         self.heroes = [cid for cid, c in state.combatants.items() if c.side == "party"]
         self.names = {cid: c.name for cid, c in state.combatants.items()}
         self.uids = {name: str(people[name].pk) for name in ("player", "other_player", "observer")}
-        self.watchers = {"player": self.uids["player"], "other_player": self.uids["other_player"], "observer": None}
+        self.watchers = {
+            "player": self.uids["player"],
+            "other_player": self.uids["other_player"],
+            "observer": None,
+        }
         self.unseen: dict[int, dict[str, frozenset[str]]] = {}
 
     def _add(self, character: Character, pos: list[int], row: str | None) -> None:
@@ -120,7 +129,11 @@ class Table:
     # --- who could see whom, from the log as it stands (the oracle: a replay, seq by seq) ---------
 
     def learn(self) -> None:
-        rows = BattleEvent.objects.filter(battle_id=self.battle_id).order_by("seq").values_list("seq", "type", "data")
+        rows = (
+            BattleEvent.objects.filter(battle_id=self.battle_id)
+            .order_by("seq")
+            .values_list("seq", "type", "data")
+        )
         events = [(seq, Event(t, d)) for seq, t, d in rows]
         state = replay([events[0][1]])
         self.unseen = {1: self._unseen(state)}
@@ -208,7 +221,9 @@ class Table:
             who = None if pending.gm_only else self.owner_of(pending.combatant, state)
             answer = {"decision": pending.id, "choice": pending.default}
             if who is None:  # the GM answers for a monster (or rules on a GM-only question)
-                services.submit_action(self.battle_id, self.people["gm"], Action("answer", None, answer).to_dict())
+                services.submit_action(
+                    self.battle_id, self.people["gm"], Action("answer", None, answer).to_dict()
+                )
             else:
                 self.post(who, Action("answer", pending.combatant, answer))
             return
@@ -302,3 +317,56 @@ def test_no_player_is_told_a_name_they_could_not_see_then(
         table.look()
 
     play()
+
+
+def _page(client, user, battle_id: int) -> str:
+    client.force_login(user)
+    return client.get(f"/battles/{battle_id}/").content.decode()
+
+
+def test_a_hidden_monsters_turn_tells_the_players_whose_turn_comes_next(client):
+    """Ayla, the Goblin, Bram: while the hidden Goblin takes its turn, the players' pages say they wait
+    for Bram, as they would if it were not there; the GM's says the Goblin acts."""
+    users, _, battle = table(start=False)  # the GM hides the Goblin before the battle begins
+    state = services.load_state(battle)
+    goblin = next(c for c in state.combatants.values() if c.name == "Goblin")
+    assert services.gm_override(
+        battle.pk, users["gm"], {"kind": "gm.hide", "params": {"combatant": goblin.id, "hidden": True}}
+    ).ok
+    assert services.start_battle(battle.pk, users["gm"]).ok
+    ayla = services.load_state(Battle.objects.get(pk=battle.pk)).current()
+    ended = services.submit_action(battle.pk, users["player"], {"kind": "end_turn", "actor": ayla.id})
+    assert ended.ok and ended.state.current().id == goblin.id
+    for who in ("player", "other_player", "observer"):
+        page = _page(client, users[who], battle.pk)
+        assert "the GM&#x27;s turn" not in page and "the GM's turn" not in page, who
+        assert "Goblin" not in page, who
+        assert "Up next: <strong>Bram</strong>" in page, who
+    assert 'Waiting for <span id="waiting-for">Bram</span>&#x27;s turn.' in _page(
+        client, users["player"], battle.pk
+    )
+    assert "Now acting: <strong>Goblin</strong>" in _page(client, users["gm"], battle.pk)
+
+
+def test_a_reveal_shows_the_monster_from_then_on_and_not_its_hidden_past(client):
+    users, _, battle = table()
+    state = services.load_state(battle)
+    goblin = next(c for c in state.combatants.values() if c.name == "Goblin")
+    gm = users["gm"]
+
+    def override(kind: str, **params: Any) -> None:
+        done = services.gm_override(battle.pk, gm, {"kind": kind, "params": params})
+        assert done.ok, done.reason
+
+    override("gm.hide", combatant=goblin.id, hidden=True)
+    override("gm.add_status", combatant=goblin.id, status="slow", power=1, duration=2)
+    override("gm.move", combatant=goblin.id, to=[4, 4])
+    override("gm.hide", combatant=goblin.id, hidden=False)
+    override("gm.move", combatant=goblin.id, to=[5, 5])
+    page = _page(client, users["player"], battle.pk)
+    assert "The GM reveals Goblin." in page and "Goblin moves to F6." in page  # from the reveal on
+    assert "Goblin moves to E5." not in page and "Goblin gets Slow" not in page and "The GM hides" not in page
+    older = client.get(f"/battles/{battle.pk}/log?before=999999").content.decode()
+    assert "Goblin moves to E5." not in older and "Goblin gets Slow" not in older
+    gm_page = _page(client, gm, battle.pk)
+    assert "Goblin moves to E5." in gm_page and "The GM hides Goblin." in gm_page
