@@ -63,6 +63,7 @@ FULL_TYPES = frozenset(
         "combatant.updated",
         "combatant.placed",
         "fog.changed",
+        "house_rule.changed",
         "initiative.rolled",
         "initiative.rolloff",
         "order.set",

@@ -419,7 +419,9 @@ def test_point_7_the_campaign_pages_house_rules_card_says_it_opens(as_user, gm):
     campaign = make_campaign(gm, ruleset="luck")
     page = as_user(gm).get(reverse("campaign", args=[campaign.pk])).content.decode()
     assert re.search(
-        r"<summary><strong>House rules</strong> <span[^>]*>\d+ rules of D20 Luck · show them</span>", page
+        r"<summary><strong>House rules</strong> <span[^>]*>\d+ rules of D20 Luck, the defaults for new battles"
+        r" · show them</span>",
+        page,
     )
 
 
