@@ -283,7 +283,7 @@ def test_no_player_is_told_a_name_they_could_not_see_then(
     key, people, client, monkeypatch, django_capture_on_commit_callbacks
 ):
     @settings(
-        max_examples=4,
+        max_examples=5,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
         database=None,
