@@ -132,7 +132,7 @@ def told(
 
 
 class Teller:
-    """The ``Told`` of each seq for one viewer of one state, made once per set of who is unseen and hidden.
+    """The ``Told`` of each seq for one viewer of one state (the lines of a log window, a change's events).
 
     ``key``: what the lines it tells depend on besides their own seq (a memo of told lines holds while
     it is the same): nothing but the names, where the state keeps its veil; else who is unseen and
@@ -142,7 +142,6 @@ class Teller:
     def __init__(self, state: BattleState, viewer: Viewer) -> None:
         self.state, self.viewer = state, viewer
         self.now = told(state, viewer)
-        self._made: dict[tuple[frozenset[str], frozenset[str]], Told] = {}
         kept = self.now.gm or veil.kept(state)
         self.key: tuple[Any, ...] = (
             tuple(self.now.names.items()),
@@ -151,7 +150,6 @@ class Teller:
 
     def at(self, seq: int) -> Told:
         """What the viewer may be told of the event at ``seq``."""
-        if self.now.gm:
+        if self.now.gm or seq >= self.state.seq:
             return self.now
-        one = told(self.state, self.viewer, seq, self.now.names)
-        return self._made.setdefault((one.hidden, one.unseen), one)
+        return told(self.state, self.viewer, seq, self.now.names)
