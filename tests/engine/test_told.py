@@ -137,3 +137,39 @@ def test_a_teller_tells_each_seq_as_it_stood_and_the_gm_everything():
     assert orc in teller.at(3).unseen  # set-up: no spoiler (the Orc joins at seq 3)
     assert ash not in teller.at(3).unseen  # a player's own side is always seen
     assert not Teller(b.state, Viewer("gm")).at(hidden_at).unseen
+
+
+def test_a_battle_with_house_rules_changed_in_play_imports_and_so_does_one_exported_before_the_veil():
+    """The import checks take what the table writes: house rules changed in play, combatants hidden and
+    revealed; and a file whose final state was written before states kept their past."""
+    import json
+
+    from combat.import_check import check_battle_file
+
+    rng = random.Random(5)
+    b, foes = _battle("luck", rng)
+    _do(b, Action("gm.house_rule", None, {"option": "monsters_act", "value": True}))
+    _do(b, Action("gm.hide", None, {"combatant": foes[-1], "hidden": False}))
+    _do(b, Action("gm.end_battle", None, {}))
+    data = {
+        "format": "vtt-battle",
+        "version": 1,
+        "name": "Ford",
+        "ruleset": "luck",
+        "seed": b.state.seed,
+        "events": [e.to_dict() for e in b.log],
+        "final": b.state.to_dict(),
+    }
+    checked = check_battle_file("luck", json.dumps(data))
+    assert not isinstance(checked, str), checked
+    assert checked.state.options["monsters_act"] is True
+    old = {
+        **data,
+        "final": {**data["final"], "extra": {k: v for k, v in data["final"]["extra"].items() if k != "veil"}},
+    }
+    assert not isinstance(check_battle_file("luck", json.dumps(old)), str)
+    edited = {
+        **data,
+        "final": {**data["final"], "options": {**data["final"]["options"], "monsters_act": False}},
+    }
+    assert "was edited" in check_battle_file("luck", json.dumps(edited))
