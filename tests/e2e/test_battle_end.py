@@ -12,17 +12,14 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import OPEN_PAGES, PHONE, shots_folder
+from tests.e2e.conftest import LAPTOP, shots_folder
 from tests.e2e.seats import (
-    WAIT,
     combatant_ids,
     gm_set_hp,
-    login,
     make_table,
     off_loop,
-    open_seats,
+    seat_page,
     started_battle,
-    wait_live,
 )
 
 
@@ -51,24 +48,13 @@ def test_the_gm_ends_a_battle_and_reads_who_won_and_what_goes_back_to_the_sheets
     t = off_loop(lambda: make_table("luck"))
     battle = off_loop(lambda: started_battle(t))
     url = f"{asgi_server}/battles/{battle.pk}/"
-    seats = open_seats(
-        browser, asgi_server, {"gm": t["users"]["gm"], "alice": t["users"]["alice"], "bob": t["users"]["bob"]}
-    )
-    gm = seats["gm"].page
-    gm.goto(url)
-    wait_live(gm)
+    gm = seat_page(browser, asgi_server, t["users"]["gm"].username, url, "gm", LAPTOP)
     gm_set_hp(gm, combatant_ids(gm)["Grik"], 0)
     expect(gm.locator("#tracker .result")).to_contain_text("party")
     gm.get_by_role("link", name="Battle summary").click()
     _checked(gm)
     _shot(gm, "battle-summary-1280")
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    context.set_default_timeout(WAIT)
-    phone = context.new_page()
-    OPEN_PAGES.append(("gm-phone", phone))
-    login(phone, asgi_server, t["users"]["gm"].username)
-    phone.goto(url)
-    wait_live(phone)
+    phone = seat_page(browser, asgi_server, t["users"]["gm"].username, url, "gm-phone")
     phone.get_by_role("link", name="Battle summary").click()
     _checked(phone)
     _shot(phone, "battle-summary-390")

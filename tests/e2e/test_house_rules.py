@@ -15,8 +15,8 @@ from combat.engine.actions import Action
 from combat.engine.core import resolve
 from combat.engine.dice import Dice
 from combat.models import Battle
-from tests.e2e.conftest import OPEN_PAGES, PHONE, shots_folder
-from tests.e2e.seats import WAIT, do, ford_battle, login, make_table, off_loop, open_seats, wait_live
+from tests.e2e.conftest import shots_folder
+from tests.e2e.seats import do, ford_battle, make_table, off_loop, open_seats, seat_page, wait_live
 
 SAID = "The GM turns on the house rule “Monsters act on their own”."
 RULE = "Monsters act on their own"
@@ -89,13 +89,7 @@ def test_the_gm_switches_monsters_act_on_in_play_and_undo_turns_it_back(browser,
     expect(bob.locator("#actions-title")).to_contain_text("Your turn")
     expect(gm.locator("#tracker .now strong")).to_have_text("Boro")
     # The same control on a phone: the GM's page at 390 px.
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    context.set_default_timeout(WAIT)
-    phone = context.new_page()
-    OPEN_PAGES.append(("gm-phone", phone))
-    login(phone, asgi_server, t["users"]["gm"].username)
-    phone.goto(url)
-    wait_live(phone)
+    phone = seat_page(browser, asgi_server, t["users"]["gm"].username, url, "gm-phone")
     expect(_row(phone)).to_contain_text(f"{RULE}: on")
     width = phone.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], width  # nothing scrolls sideways
