@@ -1,11 +1,15 @@
-"""After a battle: what it did to each campaign character, and writing that to the sheets once confirmed.
+"""After a battle: how it went, what it did to each campaign character, and writing that to the sheets
+once confirmed.
 
-The ruleset says what carries over and what resets (``Ruleset.after_battle``:
-each line a ``CarryOver`` rule with the source sentence or house rule behind
-it, and the value it proposes for a sheet field). This module only shows the
-lines, takes the GM's adjusted values, checks them with the sheet schema and
-writes every sheet in one transaction, once per battle. Nothing is written
-without that confirmation.
+``outcome`` says who won, in how many rounds, and every combatant's HP at the end and what it spent
+of what a fight spends and no turn gives back (``Ruleset.stock``: items, MP, Anima, points; never the
+actions a turn gives back). ``summary`` makes one write-back card per sheet that exists to write to:
+each player's character and each campaign NPC that fought, once however many copies of it fought;
+monsters are copies of their stat block, and nothing goes back to them. The ruleset says what carries
+over and what resets (``Ruleset.after_battle``: each line a ``CarryOver`` rule with the source
+sentence or house rule behind it, and the value it proposes for a sheet field). This module only
+shows the lines, takes the GM's adjusted values, checks them with the sheet schema and writes every
+sheet in one transaction, once per battle. Nothing is written without that confirmation.
 """
 
 from __future__ import annotations
@@ -22,7 +26,11 @@ from combat.engine.rulesets.base import status_name
 from combat.engine.state import BattleState, Combatant
 from combat.models import Battle
 from vtt.content import campaign_content, clean_content_value, content_choices
-from vtt.models import Character
+from vtt.models import Character, CharacterKind
+
+# The sheets a battle writes back to: a player's character, a campaign NPC (never a monster's stat block).
+WRITTEN_BACK = (CharacterKind.PC, CharacterKind.NPC)
+WINNERS = {"party": "The party won", "enemy": "The enemies won"}
 
 
 @dataclass
@@ -62,10 +70,64 @@ class CharacterSummary:
     combatant: Combatant
     hp: int
     max_hp: int
-    resources: dict[str, Any]
+    spent: list[tuple[str, str]]
     statuses: list[str]
     used: list[str]
     lines: list[Line] = dc_field(default_factory=list)
+
+
+@dataclass
+class Fought:
+    """One combatant at the end: its HP, whether it is down, and what it spent (``spent``)."""
+
+    name: str
+    side: str
+    hp: int
+    max_hp: int
+    down: bool
+    spent: list[tuple[str, str]]
+
+
+@dataclass
+class Outcome:
+    """How the battle went: ``verdict`` ("The party won in 3 rounds."), the rules' or the GM's reason,
+    every combatant (``fought``), and what each side spent of what it shares (Paradigm's items)."""
+
+    verdict: str
+    reason: str
+    fought: list[Fought]
+    shared: dict[str, list[tuple[str, str]]]
+
+
+def spent(stock: dict[str, tuple[int, int | None]]) -> list[tuple[str, str]]:
+    """What was spent of a stock (``Ruleset.stock``), in words, by name: "1 of 2 used"; a stock with no
+    fixed top says what is left ("7 left").
+
+    >>> spent({"Healing Potion": (1, 2), "MP": (7, None)})
+    [('Healing Potion', '1 of 2 used'), ('MP', '7 left')]
+    """
+    return [
+        (name, f"{left} left" if full is None else f"{full - left} of {full} used")
+        for name, (left, full) in stock.items()
+    ]
+
+
+def outcome(battle: Battle) -> Outcome:
+    """Who won, in how many rounds, and every combatant's HP and what it spent."""
+    state = BattleState.from_dict(battle.snapshot)
+    rules = get_ruleset(state.ruleset)()
+    result = state.result or {}
+    winner: Any = result.get("winner")
+    rounds = f"{state.round} round{'s' if state.round != 1 else ''}"
+    verdict = f"{WINNERS.get(winner, 'No side won')} in {rounds}."
+    reason = str(result.get("reason") or "")
+    fought = [
+        Fought(c.name, c.side, c.hp, c.max_hp, not c.able, spent(rules.stock(state, c)))
+        for c in state.combatants.values()
+    ]
+    sides = dict.fromkeys(c.side for c in state.combatants.values())
+    shared = {side: spent(rules.side_stock(state, side)) for side in sides}
+    return Outcome(verdict, reason, fought, {side: words for side, words in shared.items() if words})
 
 
 def _words(value: Any, names: dict[str, str] | None = None) -> str:
@@ -103,11 +165,15 @@ def can_apply(battle: Battle) -> str:
 
 
 def summary(battle: Battle) -> list[CharacterSummary]:
-    """Per campaign character that fought: HP, resources, statuses, what it used, and the ruleset's lines."""
+    """One card per sheet to write back to (a player's character, a campaign NPC) that fought: HP, what
+    it spent, statuses, what it used, and the ruleset's lines."""
     state = BattleState.from_dict(battle.snapshot)
     rules = get_ruleset(state.ruleset)()
     ids = {c.character_id for c in state.combatants.values() if c.character_id is not None}
-    characters = {ch.pk: ch for ch in Character.objects.filter(campaign_id=battle.campaign_id, pk__in=ids)}
+    characters = {
+        ch.pk: ch
+        for ch in Character.objects.filter(campaign_id=battle.campaign_id, pk__in=ids, kind__in=WRITTEN_BACK)
+    }
     schema = rules.sheet_schema
     content = campaign_content(battle.campaign)
     out: list[CharacterSummary] = []
@@ -115,14 +181,14 @@ def summary(battle: Battle) -> list[CharacterSummary]:
     for c in state.combatants.values():
         ch = characters.get(c.character_id) if c.character_id is not None else None
         if ch is None or ch.pk in seen:
-            continue  # a copy of the same monster: the first one speaks for the sheet
+            continue  # a monster, or a second copy of one sheet: the first one speaks for it
         seen.add(ch.pk)
         s = CharacterSummary(
             ch,
             c,
             c.hp,
             c.max_hp,
-            dict(c.resources),
+            spent(rules.stock(state, c)),
             [status_name(state, k) for k in c.statuses],
             rules.used_in_battle(state, c),
         )

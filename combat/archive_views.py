@@ -101,9 +101,16 @@ def battle_summary(request: HttpRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     if role != Role.GM:
         return HttpResponse("Only the GM applies a battle's results.", status=403)
-    rows = aftermath.summary(battle) if battle.status == Battle.Status.ENDED else []
+    ended = battle.status == Battle.Status.ENDED
+    rows = aftermath.summary(battle) if ended else []
     problem = aftermath.can_apply(battle)
-    context = {"battle": battle, "rows": rows, "problem": problem, "campaign": battle.campaign}
+    context = {
+        "battle": battle,
+        "rows": rows,
+        "problem": problem,
+        "campaign": battle.campaign,
+        "outcome": aftermath.outcome(battle) if ended else None,
+    }
     if request.method == "POST":
         if problem:
             messages.error(request, problem)

@@ -170,7 +170,14 @@ def _square(post: Any) -> list[int] | None:
 def _gm_params(kind: str, post: Any) -> dict[str, Any]:
     """Parameters of setup and GM actions, from their named fields only."""
     params: dict[str, Any] = {}
-    needs_combatant = kind not in ("gm.skip_turn", "gm.end_battle", "setup.start", "gm.fog", "gm.tactics")
+    needs_combatant = kind not in (
+        "gm.skip_turn",
+        "gm.end_battle",
+        "setup.start",
+        "gm.fog",
+        "gm.tactics",
+        "gm.house_rule",
+    )
     if needs_combatant:
         params["combatant"] = _text(post, "combatant", "Combatant", limit=16)
     if kind == "gm.set_hp":
@@ -210,6 +217,9 @@ def _gm_params(kind: str, post: Any) -> dict[str, Any]:
         params["reason"] = _text(post, "reason", "Reason", False) or "Ended by the GM."
     elif kind == "gm.fog":
         params.update(_fog_params(post))
+    elif kind == "gm.house_rule":  # the value as the form sends it: the ruleset's schema reads it
+        params["option"] = _text(post, "option", "The house rule", limit=40)
+        params["value"] = _text(post, "value", "The house rule's value", False, limit=MAX_TEXT) or ""
     return params
 
 

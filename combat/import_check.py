@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
+from combat.engine import veil
 from combat.engine.actions import has_nul
 from combat.engine.context import apply_event, rules_for
 from combat.engine.core import new_battle_event, replay
@@ -117,13 +118,23 @@ def _check(ruleset_key: str, raw: bytes | str) -> Checked:
     created = _created(events[0], ruleset)
     state = _replayed(events, created, ruleset)
     _dice(kept, created.data["seed"])
-    if state.to_dict() != data.get("final"):
+    if _final(state, data.get("final")) != data.get("final"):
         raise Refused("Replaying the log does not give the file's final state: the file was edited.")
     if type(data.get("seed")) is not int or data["seed"] != state.seed:
         raise Refused("The file's seed does not match its log.")
     if state.phase != "ended":
         raise Refused("Only an ended battle can be imported (this one was still running).")
     return Checked(name.strip(), ruleset.key, kept, state)
+
+
+def _final(state: BattleState, final: Any) -> dict[str, Any]:
+    """The replayed state as the file's final state was written: a file exported before states kept
+    their past (``engine.veil``) has none of it."""
+    out = state.to_dict()
+    extra = final.get("extra") if isinstance(final, dict) else None
+    if isinstance(extra, dict) and veil.KEY not in extra:
+        out["extra"].pop(veil.KEY, None)
+    return out
 
 
 def _edited(index: int, event: Event | None, problem: str) -> Refused:

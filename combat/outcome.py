@@ -3,9 +3,9 @@
 ``outcome_text(events, names, hidden)`` sums up one accepted action for the
 person who took it ("Hit! 8 damage to Goblin — 1d8 [7] + 1 (Sword) = 8"); ``notices``
 tells a player what the last action did to their own combatants. Both use
-only what the log may show that viewer: callers pass events filtered by the
-engine (``filter_event``; ``hidden`` from ``hidden_ids``), and a number taken
-out is not said. How an event counts (a hit, a miss, a critical hit, damage)
+only what that viewer may be told: callers pass events as the engine tells
+them (``told.Told.event``), ``notices`` asks it itself (``Told.felt``), and a
+number taken out is not said. How an event counts (a hit, a miss, a critical hit, damage)
 is what its type's description says (``EventType.verdict`` and ``hurts``),
 whichever ruleset owns it.
 """
@@ -17,6 +17,7 @@ from typing import Any
 
 from combat.engine.log import describe
 from combat.engine.rulesets import event_type
+from combat.engine.told import Teller
 
 QUIET = frozenset(
     {
@@ -142,22 +143,28 @@ def last_action(
 
 
 def notices(
-    events_newest_first: list[tuple[int, str, dict[str, Any]]], mine: AbstractSet[str], names: dict[str, str]
+    events_newest_first: list[tuple[int, str, dict[str, Any]]], mine: AbstractSet[str], teller: Teller
 ) -> list[dict[str, Any]]:
-    """What the latest action did to the viewer's own combatants: hits and statuses (their own numbers only)."""
+    """What the latest action did to the viewer's own combatants: hits and statuses (their own numbers
+    only), each as the viewer feels it at its seq (``Told.felt``: a hit from someone they may not know
+    of names no one)."""
     out = []
     for seq, etype, data in last_action(events_newest_first):
-        d = data if isinstance(data, dict) else {}
-        if _hurts(etype) and d.get("target") in mine:
+        told = teller.at(seq)
+        d = told.felt(etype, data, mine)
+        if d is None:
+            continue
+        names = told.names
+        if _hurts(etype):
             who = names.get(d["target"], "Your character")
             actor: Any = d.get("actor")
-            by = names.get(actor, "")
+            by = names.get(actor, "") if actor not in told.unseen else ""
             hp = f" (HP {d['hp']})" if isinstance(d.get("hp"), int) else ""
             text = f"{who} is hit{' by ' + by if by else ''}: {d.get('amount', 0)} damage{hp}."
             if d.get("ko"):
                 text += f" {who} falls!"
             out.append({"seq": seq, "text": text})
-        elif etype == "status.applied" and d.get("combatant") in mine:
+        elif etype == "status.applied":
             who = names.get(d["combatant"], "Your character")
             status = str(d.get("status", "a status")).replace("_", " ").title()
             out.append({"seq": seq, "text": f"{who} gets {status}."})

@@ -33,6 +33,7 @@ from django.db import connection, transaction
 from django.db.models import F, Field
 from django.utils import timezone
 
+from combat.engine import veil
 from combat.engine.actions import Action, Refusal, RefusalCode
 from combat.engine.core import new_battle_event, replay, resolve, undo_cut
 from combat.engine.dice import Dice
@@ -104,6 +105,13 @@ def role_of(user: Any, campaign_id: int) -> str | None:
 def load_state(battle: Battle) -> BattleState:
     """The engine state cached in the battle row."""
     return BattleState.from_dict(battle.snapshot)
+
+
+def _current_state(battle: Battle) -> BattleState:
+    """The state an action goes from: the snapshot; for one stored before states kept their past (who
+    was out of the players' sight when: ``veil``), the log replayed once (the write stores it)."""
+    state = load_state(battle)
+    return state if veil.kept(state) else rebuild(battle.pk)
 
 
 def _broadcast(
@@ -492,7 +500,7 @@ def _run(
             return _duplicate(battle, user, token)
         if expected_seq is not None and _as_seq(expected_seq) != battle.seq:
             return _refused(STALE, battle, code=RefusalCode.STALE)
-        state = load_state(battle)
+        state = _current_state(battle)
         parsed = _parse(action(state, role) if callable(action) else action)
         if isinstance(parsed, Refusal):
             return _refused(parsed, battle, state)

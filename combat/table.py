@@ -52,10 +52,8 @@ MEMBERS: TTLCache[int, dict[str, tuple[str, str]]] = TTLCache(maxsize=10_000, tt
 FACES: TTLCache[int, dict[int, str]] = TTLCache(maxsize=10_000, ttl=5.0)
 WINDOWS: LRUCache[int, tuple[int, int, list[LogRow]]] = LRUCache(maxsize=2_000)
 URLS: LRUCache[int, dict[str, str]] = LRUCache(maxsize=10_000)
-# (battle, class) -> (names, hidden, seq -> (the event's data, its described entry or None))
-LOGS: LRUCache[tuple[int, str], tuple[dict[str, str], frozenset[str], frozenset[str], dict[int, Any]]] = (
-    LRUCache(maxsize=4_000)
-)
+# (battle, class) -> (what its lines depend on: ``Teller.key``, seq -> (the event's data, its entry or None))
+LOGS: LRUCache[tuple[int, str], tuple[tuple[Any, ...], dict[int, Any]]] = LRUCache(maxsize=4_000)
 TEMPLATES: LRUCache[str, Any] = LRUCache(maxsize=256)
 # (battle, class) -> (version, the layout of that class's page at it): ``combat.presenters.changes``.
 LAYOUTS: LRUCache[tuple[int, str], tuple[int, tuple[Any, ...], tuple[Any, ...]]] = LRUCache(maxsize=4_000)

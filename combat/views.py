@@ -25,7 +25,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from combat import marks, odds, presenters, services, setup
 from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
-from combat.engine.view import Viewer, event_data_for, hidden_ids, unseen_ids
+from combat.engine.told import Teller, told
+from combat.engine.view import Viewer
 from combat.forms import (
     AddCombatantsForm,
     BadInput,
@@ -112,7 +113,10 @@ def _result(
     if result.ok:
         text = "Already done: that tap was counted once." if result.duplicate else done
         return _reply(request, battle_id, role, True, text, seq=result.seq)
-    return _reply(request, battle_id, role, False, result.reason, _status_for(result))
+    reason = result.reason
+    if result.state is not None:  # the rules' refusal names no one the viewer may not know of
+        reason = told(result.state, Viewer(role=role, user_id=_viewer(request, role))).sentence(reason)
+    return _reply(request, battle_id, role, False, reason, _status_for(result))
 
 
 @login_required
@@ -247,13 +251,12 @@ def _outcome(result: services.Result, viewer: Viewer) -> str:
     state = result.state
     if not result.ok or state is None:
         return "Done."
-    hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
-    names = {cid: c.name for cid, c in state.combatants.items() if cid not in unseen}
-    shown = [
-        (e.type, event_data_for(e.type, e.data, hidden, unseen, viewer.role == Role.GM))
-        for e in result.events
-    ]
-    return outcome_text([(t, d) for t, d in shown if d is not None], names, hidden) or "Done."
+    now = told(state, viewer)
+    names = {cid: name for cid, name in now.names.items() if cid not in now.unseen}
+    shown = [(e.type, now.event(e.type, e.data)) for e in result.events]
+    return now.sentence(
+        outcome_text([(t, d) for t, d in shown if d is not None], names, now.hidden) or "Done."
+    )
 
 
 @login_required
@@ -357,10 +360,8 @@ def battle_log(request: HtmxRequest, pk: int) -> HttpResponse:
         .values_list("seq", "type", "data")[:LOG_WINDOW]
     )
     state = services.load_state(battle)
-    viewer = Viewer(role=role)
-    names = {cid: c.name for cid, c in state.combatants.items()}
     ctx = {
-        "log": log_entries(rows, names, hidden_ids(state, viewer), unseen=unseen_ids(state, viewer)),
+        "log": log_entries(rows, Teller(state, Viewer(role=role))),
         "urls": battle_urls(battle.pk),
         "log_more": len(rows) == LOG_WINDOW and rows[-1][0] > 1,
         "log_oldest": rows[-1][0] if rows else 0,

@@ -21,6 +21,11 @@ def stored_log(name: str) -> tuple[list[Event], Any]:
     return [Event.from_dict(e) for e in stored["events"]], stored["snapshot"]
 
 
+def as_stored(state: dict[str, Any]) -> dict[str, Any]:
+    """A state's dict as states were stored before they kept their past (``engine.veil``): without it."""
+    return {**state, "extra": {k: v for k, v in state["extra"].items() if k != "veil"}}
+
+
 def old_log() -> tuple[list[Event], Any]:
     """The D20 Luck battle stored before the action parameters got their present names."""
     return stored_log("luck_log_before_param_names.json")

@@ -328,6 +328,13 @@ class HideParams(TypedDict):
     hidden: bool
 
 
+class HouseRuleParams(TypedDict):
+    """``gm.house_rule``: the battle's house rule ``option`` (a key of the ruleset's options) set to ``value``."""
+
+    option: str
+    value: Any
+
+
 class SetResourceParams(TypedDict):
     """``gm.set_resource``: set ``resource`` of ``combatant`` to ``value``."""
 
@@ -392,6 +399,7 @@ ACTION_PARAMS: dict[str, type] = {
     "gm.fog": FogParams,
     "gm.tactics": NoParams,
     "gm.hide": HideParams,
+    "gm.house_rule": HouseRuleParams,
 }
 
 #: Kinds whose parameters name exactly one of these.

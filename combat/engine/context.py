@@ -18,10 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
+from combat.engine import veil
 from combat.engine.actions import Refusal
 from combat.engine.dice import DiceError, DiceRoller, Roll
 from combat.engine.events import Event
 from combat.engine.fog import apply_fog, apply_hidden
+from combat.engine.house import apply_house_rule
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset
 from combat.engine.state import BattleState, Combatant, Decision, copy_json, status_fields
@@ -490,6 +492,7 @@ APPLIERS: dict[str, Callable[[BattleState, dict[str, Any]], None]] = {
     "battle.ended": _ended,
     "fog.changed": apply_fog,
     "combatant.hidden": apply_hidden,
+    "house_rule.changed": apply_house_rule,
 }
 
 
@@ -509,3 +512,4 @@ def apply_event(state: BattleState, event: Event, rules: Ruleset) -> None:
         for key, amount in spend.items():
             res[key] = res.get(key, 0) - amount
     state.seq += 1
+    veil.note(state, event.type)

@@ -107,7 +107,7 @@ def new_battle_event(
 
 def _state_from_created(event: Event) -> BattleState:
     d = event.data
-    extra: dict[str, Any] = {"next_id": 1}
+    extra: dict[str, Any] = {"next_id": 1, "veil": {}}
     if d.get("content"):
         extra["content"] = d["content"]
     return BattleState(

@@ -305,6 +305,18 @@ class CombatantHidden(Recorded, total=False):
     hidden: Required[bool]
 
 
+class HouseRuleChanged(Recorded, total=False):
+    """``house_rule.changed``: the GM set one of the battle's house rules (``option``) to ``value`` in play;
+    ``before`` the value it replaced, ``label`` and ``said`` the rule and its new value in words."""
+
+    option: Required[str]
+    value: Required[Any]
+    before: Any
+    label: Required[str]
+    said: Required[str]
+    by: Required[str]
+
+
 class HpSet(Recorded, total=False):
     """``hp.set``."""
 
@@ -486,6 +498,7 @@ GENERIC_EVENTS: dict[str, EventType] = {
     "fog.changed": EventType(FogChanged, words.fog_changed),
     "healed": EventType(Healed, words.healed, changes=True),
     "hp.set": EventType(HpSet, words.hp_set, changes=True),
+    "house_rule.changed": EventType(HouseRuleChanged, words.house_rule_changed),
     "initiative.rolled": EventType(InitiativeRolled, words.initiative_rolled),
     "initiative.rolloff": EventType(InitiativeRolloff, words.initiative_rolloff),
     "moved": EventType(Moved, words.moved),

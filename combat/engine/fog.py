@@ -13,7 +13,7 @@ What players may see of it is decided here and in ``view`` (like hidden HP): the
 of the map, and no combatant standing in fog that is not on their own side (``unseen``).
 
 >>> from combat.engine.state import BattleState, Combatant
->>> s = BattleState("luck", {}, 1, width=4, height=2)
+>>> s = BattleState("luck", {}, 1, width=4, height=2, phase="active")
 >>> s.combatants["c1"] = Combatant("c1", "Goblin", side="enemy", pos=[3, 1])
 >>> apply_fog(s, {"mode": "on"}); apply_fog(s, {"mode": "reveal", "rects": [[0, 0, 1, 1]]})
 >>> s.extra["fog"], sorted(unseen(s, None))
@@ -24,6 +24,7 @@ of the map, and no combatant standing in fog that is not on their own side (``un
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -227,9 +228,36 @@ def strip(value: Any, ids: frozenset[str]) -> Any:
     return value
 
 
-def unnamed(text: str, names: Iterable[str]) -> str:
-    """``text`` (a prompt, a trigger: the ruleset's words) with these combatants' names taken out."""
-    for name in sorted(set(names), key=len, reverse=True):
-        if name:
-            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "someone unseen", text)
-    return text
+UNSEEN = "someone unseen"
+
+
+@functools.lru_cache(maxsize=256)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of these names as a whole word, the longest first ("Goblin 12" before "Goblin 1")."""
+    ordered = sorted(names, key=len, reverse=True)
+    return re.compile("|".join(rf"(?<!\w){re.escape(n)}(?!\w)" for n in ordered))
+
+
+def named(text: str, names: Iterable[str], kept: Iterable[str] = ()) -> bool:
+    """Whether ``text`` names one of ``names`` (not where it is part of a longer name in ``kept``)."""
+    gone = {n for n in names if n} - set(kept)
+    if not gone or not text:
+        return False
+    pattern = _names_pattern(tuple(sorted(gone | {k for k in kept if k})))
+    return any(m.group(0) in gone for m in pattern.finditer(text))
+
+
+def unnamed(text: str, names: Iterable[str], kept: Iterable[str] = ()) -> str:
+    """``text`` (a prompt, a trigger: the ruleset's words) with these combatants' names taken out.
+
+    ``kept``: the names of combatants the reader may know of: a name among them is never taken out,
+    nor a longer one that holds a name taken out ("Goblin 12" stays while "Goblin 1" goes).
+
+    >>> unnamed("Goblin 1 and Goblin 12 strike Ash.", ["Goblin 1"], ["Goblin 12", "Ash"])
+    'someone unseen and Goblin 12 strike Ash.'
+    """
+    gone = {n for n in names if n} - set(kept)
+    if not gone or not text:
+        return text
+    pattern = _names_pattern(tuple(sorted(gone | {k for k in kept if k})))
+    return pattern.sub(lambda m: UNSEEN if m.group(0) in gone else m.group(0), text)

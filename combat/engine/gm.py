@@ -12,6 +12,7 @@ from combat.engine.actions import Action, Refusal
 from combat.engine.board import as_square
 from combat.engine.context import Ctx, check_victory, end_turn, start_battle, start_next_turn
 from combat.engine.fog import gm_fog
+from combat.engine.house import gm_house_rule
 from combat.engine.state import KINDS, ROWS, SIDES, BattleState, Combatant
 
 MAX_COMBATANTS = 60
@@ -308,4 +309,5 @@ GM_ACTIONS = {
     "gm.fog": gm_fog,
     "gm.tactics": gm_tactics,
     "gm.hide": gm_hide,
+    "gm.house_rule": gm_house_rule,
 }

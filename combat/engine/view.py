@@ -9,8 +9,10 @@ Fog of war (``fog``) is decided here too: a player sees the fog's revealed squar
 blocked squares among them, and nothing of a combatant standing in fog that is not on their side
 (``fog.unseen``): not in the combatants, the turn order, whose turn it is, a reaction window, a
 prompt's words, the options of their own turn, nor the log (``event_data_for`` drops an event
-about one). Once its square is revealed it is seen again, its whole story with it. Until the
-battle begins, every combatant not on their side is unseen the same way: the set-up is no spoiler.
+about one). Once its square is revealed it is seen again from then on; what it did while unseen
+stays untold (``told``: every sentence is decided at its own seq). Until the battle begins, every
+combatant not on their side is unseen the same way: the set-up is no spoiler. While one they may not
+know of takes its turn, a player is told whose turn comes next among those they see (``next``).
 
 Hidden HP (the ``hide_enemy_hp`` option) is decided here and nowhere else:
 ``hidden_ids`` says whose numbers a viewer may not see, ``view_for`` gives
@@ -106,6 +108,13 @@ def _viewer_id(viewer: Viewer) -> str | None:
     return viewer.user_id if viewer.role == "player" else None
 
 
+def viewer_sides(state: BattleState, viewer: Viewer) -> set[str]:
+    """The sides ``viewer`` plays (those of the combatants they control), else the party's."""
+    uid = _viewer_id(viewer)
+    sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid}
+    return sides or {"party"}
+
+
 def unseen_ids(state: BattleState, viewer: Viewer) -> frozenset[str]:
     """Combatants ``viewer`` may not know of at all: standing in fog, not on their side (``fog.unseen``)."""
     return fog.unseen(state, _viewer_id(viewer), viewer.role == "gm")
@@ -116,11 +125,26 @@ def words_for(decision: Decision, state: BattleState, unseen: frozenset[str]) ->
     viewer may not know of (``unseen_ids``): "Goblin attacks Bram" reads "someone unseen attacks Bram"."""
     if not unseen:
         return decision
-    names = _names(state, unseen)
+    names, kept = _names(state, unseen), _names(state, frozenset(state.combatants) - unseen)
     shown = Decision.from_dict(decision.to_dict())
-    shown.prompt, shown.trigger = fog.unnamed(decision.prompt, names), fog.unnamed(decision.trigger, names)
-    shown.options = [{**o, "label": fog.unnamed(o.get("label", ""), names)} for o in decision.options]
+    shown.prompt = fog.unnamed(decision.prompt, names, kept)
+    shown.trigger = fog.unnamed(decision.trigger, names, kept)
+    shown.options = [{**o, "label": fog.unnamed(o.get("label", ""), names, kept)} for o in decision.options]
     return shown
+
+
+def next_seen(state: BattleState, unseen: frozenset[str]) -> str | None:
+    """While one the viewer may not know of takes its turn: whose turn comes next among those they see."""
+    current = state.current()
+    if current is None or current.id not in unseen or not state.order:
+        return None
+    n = len(state.order)
+    for step in range(1, n + 1):
+        cid = state.order[(state.turn + step) % n]
+        c = state.combatants.get(cid)
+        if cid not in unseen and c is not None and c.able:
+            return cid
+    return None
 
 
 def view_for(state: BattleState, viewer: Viewer, only: Collection[str] | None = None) -> dict[str, Any]:
@@ -173,6 +197,7 @@ def view_for(state: BattleState, viewer: Viewer, only: Collection[str] | None = 
         "order": [cid for cid in state.order if cid not in unseen],
         "turn": state.turn,
         "current": current.id if current and current.id not in unseen else None,
+        "next": next_seen(state, unseen),
         "combatants": combatants,
         "pending": pending,
         "result": state.result,
@@ -184,14 +209,14 @@ def _names(state: BattleState, ids: frozenset[str]) -> list[str]:
     return [state.combatants[cid].name for cid in ids if cid in state.combatants]
 
 
-def hidden_ids(state: BattleState, viewer: Viewer) -> frozenset[str]:
-    """Combatants whose exact HP (and the numbers that reveal it) ``viewer`` may not see."""
-    if viewer.role == "gm" or not state.options.get("hide_enemy_hp", True):
+def hidden_ids(state: BattleState, viewer: Viewer, hide: bool | None = None) -> frozenset[str]:
+    """Combatants whose exact HP (and the numbers that reveal it) ``viewer`` may not see; ``hide``: the
+    house rule "Hide exact enemy HP" as it stood then (now when None)."""
+    if hide is None:
+        hide = bool(state.options.get("hide_enemy_hp", True))
+    if viewer.role == "gm" or not hide:
         return frozenset()
-    uid = viewer.user_id if viewer.role == "player" else None
-    sides = {c.side for c in state.combatants.values() if uid is not None and c.controller == uid} or {
-        "party"
-    }
+    sides = viewer_sides(state, viewer)
     return frozenset(cid for cid, c in state.combatants.items() if c.side not in sides)
 
 
@@ -258,7 +283,8 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _subject(data: dict[str, Any]) -> str | None:
+def subject(data: dict[str, Any]) -> str | None:
+    """The combatant an event befalls (its ``target``, else its ``combatant``), if it names one."""
     who = data.get("target") or data.get("combatant")
     if isinstance(who, dict):
         who = who.get("id")
@@ -283,8 +309,8 @@ def filter_event(
         return data
     if isinstance(data.get("decision"), dict) and "resume" in data["decision"]:
         data = {**data, "decision": {k: v for k, v in data["decision"].items() if k != "resume"}}
-    subject = _subject(data)
-    if subject is None or subject not in hidden:
+    subject_id = subject(data)
+    if subject_id is None or subject_id not in hidden:
         return data
     roller = data.get("actor") or _applier(etype, data) or data.get("source")
     roller_seen = isinstance(roller, str) and roller not in hidden
@@ -327,14 +353,16 @@ def event_data_for(
     return filter_event(etype, data, hidden, gm)
 
 
-def event_for(event: Event, state: BattleState, viewer: Viewer) -> dict[str, Any] | None:
+def event_for(
+    event: Event, state: BattleState, viewer: Viewer, seq: int | None = None
+) -> dict[str, Any] | None:
     """An event as ``viewer`` may read it in the combat log (a dict), or None when it is about a
-    combatant in fog the viewer may not know of.
+    combatant the viewer could not know of at ``seq``, the event's (None: now; ``told``).
 
     Dice stay visible (ENG-2: the log shows them) except those that measure
     a hidden combatant's loss; see ``filter_event``.
     """
-    data = event_data_for(
-        event.type, event.data, hidden_ids(state, viewer), unseen_ids(state, viewer), viewer.role == "gm"
-    )
+    from combat.engine.told import told  # what a viewer may be told builds on this module
+
+    data = told(state, viewer, seq).event(event.type, event.data)
     return None if data is None else {"type": event.type, "data": data}

@@ -283,6 +283,14 @@ def fog_changed(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> st
     return FOG.get(d.get("mode", ""), "The GM changes the fog of war.")
 
 
+def house_rule_changed(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
+    """The GM changes a house rule in play: The GM turns on the house rule “Monsters act on their own”."""
+    label, value = d.get("label") or spoken(d.get("option")), d.get("said") or spoken(d.get("value"))
+    if d.get("value") is True or d.get("value") is False:
+        return f"The GM turns {value} the house rule “{label}”."
+    return f"The GM sets the house rule “{label}” to {value}."
+
+
 def initiative_rolled(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
     total = f": {d['total']}" if isinstance(d.get("total"), int) else ""
     return f"{who(names, d.get('combatant'))} rolls initiative{total}."

@@ -16,7 +16,7 @@ One module per region, each building what its partial of ``combat/battle.html`` 
 - ``log``: the log window in words;
 - ``actions``: the action panel; ``prompt``: a reaction window's question; ``sheet``: a player's own
   combatants; these three are a viewer's own regions (``OWN_REGIONS``);
-- ``gm``: the GM panel.
+- ``gm``: the GM panel; ``house_rules``: the battle's house rules, which the GM changes in play.
 
 ``render`` renders them all and caches pieces by the whole context they receive. The battle as read
 for display, and the process caches, are ``combat.table``'s.
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combat.engine.rulesets import get_ruleset
-from combat.presenters import actions, board, gm, log, prompt, render, sheet, tracker
+from combat.presenters import actions, board, gm, house_rules, log, prompt, render, sheet, tracker
 from combat.presenters.tokens import tokens_of
 from combat.table import Table, battle_urls, vclass_of
 from vtt.models import Role
@@ -38,8 +38,9 @@ WATCHER = "watcher"
 # Regions (partial names) each message carries; every one is a top-level element with an id.
 SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
 USER_REGIONS = ("actions", "prompt", "sheet")
-# The GM's: besides, the GM panel and the header's "End battle" (gone once the battle is over).
-GM_REGIONS = (*SHARED_REGIONS, "gm", "gm_head", *USER_REGIONS)
+# The GM's: besides, the GM panel, the header's "End battle" (gone once the battle is over) and the
+# battle's house rules.
+GM_REGIONS = (*SHARED_REGIONS, "gm", "gm_head", house_rules.REGION, *USER_REGIONS)
 # A viewer's own regions, each with the whole context its partial receives while it holds no form:
 # most changes are someone else's turn, and a waiting player's panel, empty prompt and unchanged
 # sheet then come from the cache instead of three renders.
@@ -101,6 +102,7 @@ def context_for(
     ctx.update(user_context(table, user_id, is_gm))
     if is_gm:
         ctx.update(gm.context(table))
+        ctx.update(house_rules.context(table))
     ctx["role"] = role
     if csrf_token:
         ctx["csrf_token"] = csrf_token
@@ -134,6 +136,7 @@ def class_regions(table: Table) -> dict[str, Any]:
     gm_ctx = shared_context(table, "gm")
     gm_ctx.update(user_context(table, None, True))
     gm_ctx.update(gm.context(table))
+    gm_ctx.update(house_rules.context(table))
     gm_ctx["role"] = Role.GM
     actions.share_options(table, gm_ctx)
     pl_ctx = shared_context(table, "pl")

@@ -17,7 +17,7 @@ from combat.engine import fog
 from combat.engine.actions import ActionOption
 from combat.engine.core import Viewer, legal_actions
 from combat.engine.state import BattleState, Combatant
-from combat.engine.view import unseen_ids
+from combat.engine.view import next_seen, unseen_ids
 from combat.presenters import render
 from combat.presenters.sheet import own_tokens
 from combat.table import Table
@@ -64,11 +64,15 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
 
 
 def acting_name(state: BattleState, unseen: frozenset[str]) -> str:
-    """Whose turn it is, as a viewer who may not know of ``unseen`` says it."""
+    """Whose turn it is, as a viewer who may not know of ``unseen`` says it: while one of those takes
+    its turn, the one they see whose turn comes next (a hidden turn tells them nothing of itself)."""
     current = state.current()
     if current is None:
         return ""
-    return "the GM" if current.id in unseen else current.name  # a turn in the fog: whose, they do not know
+    if current.id not in unseen:
+        return current.name
+    up = next_seen(state, unseen)
+    return state.combatants[up].name if up is not None else ""
 
 
 def resting(ctx: dict[str, Any]) -> dict[str, Any] | None:

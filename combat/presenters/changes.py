@@ -35,12 +35,12 @@ from django.utils.html import format_html
 from combat.engine.core import Viewer
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
-from combat.engine.view import hidden_ids, unseen_ids
+from combat.engine.view import unseen_ids
 from combat.outcome import notices
 from combat.presenters import actions, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
 from combat.presenters.gm import tactics_label
-from combat.presenters.log import log_entries, log_memo
+from combat.presenters.log import class_teller, log_entries, log_memo
 from combat.presenters.render import TOKEN, TRACKER_ROW, fragment, joined
 from combat.presenters.tokens import class_token
 from combat.presenters.tracker import chooser
@@ -63,6 +63,7 @@ FULL_TYPES = frozenset(
         "combatant.updated",
         "combatant.placed",
         "fog.changed",
+        "house_rule.changed",
         "initiative.rolled",
         "initiative.rolloff",
         "order.set",
@@ -150,22 +151,19 @@ def _token(table: Table, vclass: str, cid: str) -> dict[str, Any] | None:
 def _log(table: Table, vclass: str, new: int) -> str | None:
     """The new lines at the top of the log and the lines that left its window removed; None when the
     lines before are not known here, or the "Older entries" link appears (the whole log then goes)."""
-    state = table.state
     seq = table.battle.seq
     before = seq - new
     if (before > LOG_WINDOW) != (seq > LOG_WINDOW):
         return None  # the "Older entries" link appears
-    names = _names(table)
-    viewer = Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER)
-    hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
-    memo = log_memo(table.battle.pk, vclass, names, hidden, unseen)
+    teller = class_teller(table, vclass)
+    memo = log_memo(table.battle.pk, vclass, teller)
     first_before = max(1, before - LOG_WINDOW + 1)
     first_now = max(1, seq - LOG_WINDOW + 1)
     window_before = range(first_before, before + 1)
     if any(s not in memo for s in window_before):
         return None
     gone = [s for s in range(first_before, first_now) if memo[s][1] is not None]
-    entries = log_entries(table.events, names, hidden, memo, unseen)
+    entries = log_entries(table.events, teller, memo)
     fresh = [e["html"] for e in entries if e["seq"] > before]
     # The lines that left the window, in one element: htmx deletes every element its selector names.
     out = format_html('<i hx-swap-oob="delete:{}"></i>', ",".join(f"#log-{s}" for s in gone)) if gone else ""
@@ -200,6 +198,7 @@ def _shared(
             frame,
             oob=True,
             current=_token(table, vclass, current.id) if current is not None else None,
+            next_up=_token(table, vclass, table.class_view(vclass).get("next") or ""),
             pending=table.class_view(vclass).get("pending"),
             pending_for=chooser(table, vclass),
             result=state.result,
@@ -280,7 +279,7 @@ def _own(
             regions.append("actions")
         if asked or (pending is not None and pending.combatant in mine):
             regions.append("prompt")
-        if mine & named or (mine and notices(table.events[new:], mine, _names(table))):
+        if mine & named or (mine and notices(table.events[new:], mine, sheet.teller(table, uid))):
             regions.append("sheet")
     if not regions:
         return ""

@@ -6,30 +6,27 @@ from typing import Any
 
 from combat.engine.core import Viewer
 from combat.engine.log import describe
-from combat.engine.view import event_data_for, hidden_ids, unseen_ids
+from combat.engine.told import Teller
 from combat.presenters.render import LOG_ENTRY, fragment, joined
 from combat.table import LOG_WINDOW, LOGS, LogRow, Table
 from vtt.models import Role
 
+Memo = dict[int, tuple[dict[str, Any], dict[str, Any] | None]]
 
-def log_entries(
-    events: list[LogRow],
-    names: dict[str, str],
-    hidden: frozenset[str] | set[str],
-    memo: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] | None = None,
-    unseen: frozenset[str] = frozenset(),
-) -> list[dict[str, Any]]:
-    """Log entries (newest first) with their rendered HTML, one per event seq; ``hidden`` and ``unseen``
-    from the engine's ``hidden_ids`` and ``unseen_ids`` (an event about a combatant in fog is left out).
+
+def log_entries(events: list[LogRow], teller: Teller, memo: Memo | None = None) -> list[dict[str, Any]]:
+    """Log entries (newest first) with their rendered HTML, one per event seq, each told as the viewer
+    may be told it at its own seq (``teller``: the engine's ``told``; an event about a combatant they
+    could not know of then is left out, and stays out once it is seen).
 
     An entry is keyed by its event's seq: a seq met again is not told again. ``memo`` (from
-    ``log_memo``): seq -> (the row's data object, its entry) of the same window described before with
-    the same names, hidden and unseen combatants; an entry is reused only for the very data object it was
-    described from (held, so its id is not reused), so a window read anew (another process wrote, an
-    undo put another event at that seq) is described anew.
+    ``log_memo``): seq -> (the row's data object, its entry) of the same window told before by a
+    teller of the same ``key``; an entry is reused only for the very data object it was described from
+    (held, so its id is not reused), so a window read anew (another process wrote, an undo put another
+    event at that seq) is described anew.
     """
     out = []
-    kept: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
+    kept: Memo = {}
     for seq, etype, data in events:
         if seq in kept:
             continue
@@ -37,11 +34,13 @@ def log_entries(
         if hit is not None and hit[0] is data:
             e = hit[1]
         else:
-            shown = event_data_for(etype, data, hidden, unseen)
-            e = None if shown is None else describe(seq, etype, shown, names, hidden)
+            told = teller.at(seq)
+            shown = told.event(etype, data)
+            e = None if shown is None else describe(seq, etype, shown, dict(told.names), told.hidden)
             if e is None or (not e["text"] and not e["rolls"]):
                 e = None
             else:
+                e["text"] = told.sentence(e["text"])
                 e["html"] = fragment(LOG_ENTRY, {"e": e})
         kept[seq] = (data, e)
         if e is not None:
@@ -52,33 +51,30 @@ def log_entries(
     return out
 
 
-def log_memo(
-    battle_id: int,
-    vclass: str,
-    names: dict[str, str],
-    hidden: frozenset[str] | set[str],
-    unseen: frozenset[str] = frozenset(),
-) -> dict[int, tuple[dict[str, Any], dict[str, Any] | None]]:
-    """The described entries of a battle's log window for one class, while names, hidden and unseen hold.
+def log_memo(battle_id: int, vclass: str, teller: Teller) -> Memo:
+    """The described entries of a battle's log window for one class, while the teller's key holds.
 
     The window's rows (``WINDOWS``) keep their data objects from one change to the next, so after a
     change only the new events are described; a re-read window (another process wrote, an undo)
     brings new objects, and they are described anew.
     """
     cached = LOGS.get((battle_id, vclass))
-    if cached is None or cached[0] != names or cached[1] != hidden or cached[2] != unseen:
-        cached = LOGS[(battle_id, vclass)] = (dict(names), frozenset(hidden), unseen, {})
-    return cached[3]
+    if cached is None or cached[0] != teller.key:
+        cached = LOGS[(battle_id, vclass)] = (teller.key, {})
+    return cached[1]
+
+
+def class_teller(table: Table, vclass: str) -> Teller:
+    """What each seq's line may tell a visibility class (``gm``, or any player or observer), once per change."""
+    viewer = Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER)
+    return table.once(("teller", vclass), lambda: Teller(table.state, viewer))
 
 
 def context(table: Table, vclass: str) -> dict[str, Any]:
     """The log window's entries as one visibility class may read them, and whether older ones exist."""
-    state = table.state
-    names = {cid: c.name for cid, c in state.combatants.items()}
-    viewer = Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER)
-    hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
-    memo = log_memo(table.battle.pk, vclass, names, hidden, unseen)
-    entries = log_entries(table.events, names, hidden, memo, unseen)
+    teller = class_teller(table, vclass)
+    memo = log_memo(table.battle.pk, vclass, teller)
+    entries = log_entries(table.events, teller, memo)
     return {
         "log_html": joined([e["html"] for e in entries]),
         "log_more": len(table.events) == LOG_WINDOW and table.events[-1][0] > 1,

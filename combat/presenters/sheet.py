@@ -7,7 +7,7 @@ from typing import Any
 
 from combat.engine.core import Viewer
 from combat.engine.rulesets import get_ruleset
-from combat.engine.view import unseen_ids
+from combat.engine.told import Teller
 from combat.outcome import notices
 from combat.presenters.tokens import token_of
 from combat.table import Table
@@ -58,9 +58,13 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
             }
         )
     mine = controlled(table, user_id)
-    unseen = unseen_ids(state, Viewer(role=Role.GM) if is_gm else Viewer(role=Role.PLAYER, user_id=user_id))
-    names = {cid: c.name for cid, c in state.combatants.items() if cid not in unseen}
-    return {"own": cards, "notices": notices(table.events, mine, names) if mine and not is_gm else []}
+    told = notices(table.events, mine, teller(table, user_id)) if mine and not is_gm else []
+    return {"own": cards, "notices": told}
+
+
+def teller(table: Table, user_id: str | None) -> Teller:
+    """What each seq may tell this player (``told.Teller``), once per change."""
+    return table.once(("teller", "user", user_id), lambda: Teller(table.state, Viewer(Role.PLAYER, user_id)))
 
 
 def resting(ctx: dict[str, Any]) -> dict[str, Any]:

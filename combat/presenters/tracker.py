@@ -26,9 +26,12 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
         rows.append(
             t["row_html"] if not n else fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False, "n": n})
         )
+    view = table.class_view(vclass)
     return {
         "order_html": joined(rows),
         "current": by_id.get(current.id) if current else None,
+        # While one a player may not know of takes its turn: whose turn comes next among those they see.
+        "next_up": by_id.get(view.get("next") or ""),
         # What a non-addressee may know of a reaction window: who decides and why, not the question.
         "pending": table.class_view(vclass).get("pending"),
         "pending_for": chooser(table, vclass),

@@ -105,6 +105,22 @@ def open_seats(browser: Any, base: str, users: dict[str, Any]) -> dict[str, Seat
     return seats
 
 
+def seat_page(
+    browser: Any, base: str, username: str, url: str, name: str = "phone", viewport: Any = PHONE
+) -> Page:
+    """One more seat, a 390 px touch phone unless ``viewport`` says otherwise: ``username`` logged in,
+    at ``url``, live."""
+    phone = viewport is PHONE
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    context.set_default_timeout(WAIT)
+    page = context.new_page()
+    OPEN_PAGES.append((name, page))
+    login(page, base, username)
+    page.goto(url)
+    wait_live(page)
+    return page
+
+
 def login(page: Page, base: str, username: str) -> None:
     page.goto(base + "/accounts/login/")
     page.get_by_label("Username").fill(username)

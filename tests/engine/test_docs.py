@@ -1,5 +1,5 @@
 """The examples in the engine's public docs run: the scenario builder, actions and refusals, events and the
-log's words, the ruleset registry, content lookup."""
+log's words, the ruleset registry, content lookup, the fog, what a viewer may be told, house rules in play."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ import doctest
 
 import pytest
 
-from combat.engine import actions, events, log, rulesets, testing, words
+from combat.engine import actions, events, fog, house, log, rulesets, testing, told, veil, words
 from combat.engine.rulesets import base
 
 
 @pytest.mark.parametrize(
-    "module", [testing, actions, events, words, log, rulesets, base], ids=lambda m: m.__name__
+    "module",
+    [testing, actions, events, words, log, rulesets, base, fog, veil, told, house],
+    ids=lambda m: m.__name__,
 )
 def test_the_documented_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -148,19 +148,25 @@ def test_whose_turn_a_reaction_and_blocked_squares_in_fog():
     assert unseen_ids(b.state, PLAYER) == {orc} and unseen_ids(b.state, GM) == frozenset()
 
 
-def test_the_log_drops_what_happens_in_the_fog_and_shows_it_once_revealed():
+def test_the_log_drops_what_happens_in_the_fog_and_a_reveal_does_not_replay_it():
     b, ash, orc, gob = scene()
     b.act("gm.fog", mode="on")
     b.act("gm.fog", mode="reveal", rects=[[0, 0, 5, 1]])
     events = b.act("gm.set_hp", combatant=gob, hp=3) + b.act("gm.set_hp", combatant=orc, hp=5)
-    assert event_for(events[0], b.state, PLAYER) is None
-    assert event_for(events[1], b.state, PLAYER)["data"]["combatant"] == orc
-    assert event_for(events[0], b.state, GM)["data"]["combatant"] == gob
-    # The order of turns drops the one in fog, and only it.
-    order = b.log[[e.type for e in b.log].index("order.set")]
+    hurt = len(b.log) - 1  # the seq of the Goblin's HP change
+    assert event_for(events[0], b.state, PLAYER, hurt) is None
+    assert event_for(events[1], b.state, PLAYER, hurt + 1)["data"]["combatant"] == orc
+    assert event_for(events[0], b.state, GM, hurt)["data"]["combatant"] == gob
+    # The order of turns, told before the fog came, named every one; told now it drops the one in fog.
+    at = [e.type for e in b.log].index("order.set")
+    order = b.log[at]
+    assert event_for(order, b.state, PLAYER, at + 1)["data"]["order"] == order.data["order"]
     assert event_for(order, b.state, PLAYER)["data"]["order"] == [x for x in order.data["order"] if x != gob]
-    b.act("gm.fog", mode="reveal", rects=[[7, 5, 7, 5]])
-    assert event_for(events[0], b.state, PLAYER)["data"]["combatant"] == gob
+    # Revealed: the Goblin is seen from then on; what it went through in the fog stays untold.
+    reveal = b.act("gm.fog", mode="reveal", rects=[[7, 5, 7, 5]])
+    assert event_for(events[0], b.state, PLAYER, hurt) is None
+    assert event_for(reveal[0], b.state, PLAYER, len(b.log)) is not None
+    assert event_for(events[0], b.state, PLAYER)["data"]["combatant"] == gob  # as if told now
 
 
 def test_scrub_drops_an_event_naming_one_and_trims_lists():

@@ -66,7 +66,7 @@ def test_own_regions_from_the_cache_and_shared_option_forms_match_a_fresh_render
 @pytest.mark.parametrize("key", sorted(RULESETS))
 def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_description(key, monkeypatch):
     from combat.engine.core import Viewer
-    from combat.engine.view import hidden_ids, unseen_ids
+    from combat.engine.told import Teller
 
     described = []
     real_describe = log_presenter.describe
@@ -80,20 +80,18 @@ def test_a_change_describes_only_its_new_events_and_the_log_matches_a_fresh_desc
         for n in range(2, len(log) + 1):
             table = table_at(log, n)
             for vclass, role in (("gm", Role.GM), ("pl", Role.PLAYER)):
-                state = table.state
-                names = {cid: c.name for cid, c in state.combatants.items()}
-                hidden, unseen = hidden_ids(state, Viewer(role=role)), unseen_ids(state, Viewer(role=role))
+                teller = Teller(table.state, Viewer(role=role))
                 described.clear()
                 fast = presenters.shared_context(table, vclass)["log_html"]
                 work = len(described)
-                fresh = log_presenter.log_entries(table.events, names, hidden, unseen=unseen)
+                fresh = log_presenter.log_entries(table.events, teller)
                 assert fast == "".join(e["html"] for e in fresh), f"{vclass} log after event {n}"
                 if n == 2 and log is other:
                     assert work == 2, "another window's events are described anew"
-                elif seen.get(vclass) == (names, hidden, unseen):
+                elif seen.get(vclass) == teller.key:
                     assert work == 1, "only the new event is described"
                     hits += 1
-                seen[vclass] = (names, hidden, unseen)
+                seen[vclass] = teller.key
     assert hits > len(first)  # most changes keep the names and the hidden combatants
 
 

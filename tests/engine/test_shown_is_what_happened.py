@@ -29,6 +29,7 @@ import pytest
 
 from combat.engine.core import Viewer, replay
 from combat.engine.rulesets import RULESETS, event_type
+from combat.engine.told import Teller
 from combat.engine.view import coarse_state, event_data_for, hidden_ids, unseen_ids
 from combat.engine.words import square
 from combat.outcome import last_action, outcome_text
@@ -99,7 +100,7 @@ def _check_log(events, state, viewer: Viewer, who: str) -> None:
     hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
     gm = viewer.role == Role.GM
     rows = [(i + 1, e.type, e.data) for i, e in enumerate(events)][::-1]
-    entries = log_entries(rows + rows[:5], names, hidden, None, unseen)  # rows handed twice: told once
+    entries = log_entries(rows + rows[:5], Teller(state, viewer))  # rows handed twice: told once
     seqs = [e["seq"] for e in entries]
     assert len(seqs) == len(set(seqs)), (who, "an entry twice")
     for entry in entries:

@@ -1,6 +1,7 @@
 """Fog of war over a scripted battle: nothing a player or observer receives tells of the Goblin while it
 stands in fog (not its name, id, square or HP), in pushed frames, HTMX answers, the battle page, the
-older-log page, the campaign page or the replay; once the GM reveals its square, it appears.
+older-log page, the campaign page or the replay; once the GM reveals its square, it appears. The log
+lines told before the fog came (its initiative, the turn order) were told while it was seen: they stay.
 
 Ayla (the player's) acts first, the Goblin next, then Bram. The GM covers the board and reveals the
 party's side; the Goblin, in the dark, is moved, hurt, given a status and attacks Bram (a reaction
@@ -11,12 +12,14 @@ window for Bram's player); Ayla and Bram act around it. The GM's bytes over the 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
 from combat import services
+from combat.models import BattleEvent
 from tests.sockets import communicator, frames
 from tests.table import SECRET_HP, goblin_attacks_bram
 
@@ -82,14 +85,27 @@ def _script(battle, users, clients) -> dict[str, list[str]]:
     return got
 
 
-def _about(battle) -> dict[str, str]:
+def _about(battle) -> dict[str, Any]:
     state = _state(battle)
     goblin = next(c for c in state.combatants.values() if c.name == "Goblin")
-    return {"id": goblin.id, "name": goblin.name}
+    fogged = BattleEvent.objects.filter(battle=battle, type="fog.changed").order_by("seq").first()
+    return {"id": goblin.id, "name": goblin.name, "fogged": fogged.seq}
 
 
-def _leaks(text: str, goblin: dict[str, str]) -> list[str]:
+def _told_before_the_fog(text: str, goblin: dict[str, Any]) -> str:
+    """``text`` without the log lines told before the fog came (the Goblin was seen then: initiative,
+    the turn order): each line is told as of its own seq, and those stay."""
+    return re.sub(
+        r'<li class="entry[^"]*" data-seq="(\d+)".*?</li>',
+        lambda m: "" if int(m.group(1)) < goblin["fogged"] else m.group(0),
+        text,
+        flags=re.S,
+    )
+
+
+def _leaks(text: str, goblin: dict[str, Any]) -> list[str]:
     found = []
+    text = _told_before_the_fog(text, goblin)
     if re.search(rf"(?<![\w#-]){goblin['id']}(?!\w)", text):
         found.append("id")
     if goblin["name"] in text:

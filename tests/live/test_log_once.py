@@ -20,6 +20,8 @@ from django.test import Client
 from django.urls import reverse
 
 from combat import live, setup
+from combat.engine.told import Teller
+from combat.engine.view import Viewer
 from combat.models import Battle, BattleEvent
 from combat.presenters.log import log_entries
 from combat.table import LOG_WINDOW, load_table
@@ -100,9 +102,9 @@ def test_each_entry_exists_once_whatever_order_the_set_up_hooks_run_in(
     table = load_table(made.battle_id)
     assert table is not None and [row[0] for row in table.events] == stored[:LOG_WINDOW]
     # Rows handed twice still make one entry each: an entry is keyed by its event's seq.
-    names = {cid: c.name for cid, c in table.state.combatants.items()}
-    once = [e["seq"] for e in log_entries(table.events, names, set())]
-    assert once and [e["seq"] for e in log_entries(table.events * 2, names, set())] == once
+    teller = Teller(table.state, Viewer(role="gm"))
+    once = [e["seq"] for e in log_entries(table.events, teller)]
+    assert once and [e["seq"] for e in log_entries(table.events * 2, teller)] == once
 
 
 def test_two_processes_over_redis_tell_each_event_once(redis_url, monkeypatch):

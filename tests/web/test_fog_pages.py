@@ -4,6 +4,7 @@ players' pages (and the replay of an ended battle) draw the fog and nothing stan
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -87,6 +88,10 @@ def test_the_replay_of_an_ended_battle_shows_a_player_what_the_fog_allowed(clien
     assert ended.ok, ended.reason
     client.force_login(users["player"])
     last = client.get(f"/battles/{battle.pk}/replay?step={ended.seq}").content.decode()
-    assert 'title="Goblin"' not in last and "Goblin" not in last and 'class="fog"' in last
+    assert 'title="Goblin"' not in last and 'class="fog"' in last
+    # The log tells each line as of its own seq: what was said while the Goblin was seen, and no more.
+    lines = re.findall(r'data-seq="(\d+)" id="log-\d+">([^<]*)', last)
+    told = [int(seq) for seq, text in lines if "Goblin" in text]
+    assert told and max(told) <= before_fog and "Goblin" not in re.sub(r"<li class=\"entry.*?</li>", "", last)
     earlier = client.get(f"/battles/{battle.pk}/replay?step={before_fog}").content.decode()
     assert 'title="Goblin"' in earlier  # before the fog, everyone saw it

@@ -38,5 +38,6 @@ def test_a_battle_made_from_the_form_tells_each_event_once_on_the_page_and_in_re
     assert_each_entry_once(reply.content.decode())
     client.force_login(users["player"])
     page = client.get(reverse("battle", args=[battle.pk])).content.decode()
-    assert page.count("Grul joins the battle (enemy).") == 1
+    # From the start on they see Grul; the set-up before it stays the GM's (a start replays no past).
+    assert page.count("Grul joins the battle (enemy).") == 0 and "Grul rolls initiative" in page
     assert_each_entry_once(page)

@@ -10,6 +10,9 @@ from django.urls import reverse
 from combat import services
 from combat.engine.log import describe
 from combat.engine.rulesets import RULESETS, get_ruleset
+from combat.engine.state import BattleState, Combatant
+from combat.engine.told import Teller
+from combat.engine.view import Viewer
 from combat.models import Battle
 from combat.outcome import notices, outcome_text
 from tests.table import make_campaign
@@ -152,9 +155,13 @@ def test_point_2_a_player_is_told_when_their_combatant_is_hit_or_gets_a_status()
         (10, "ability.used", {"actor": "g", "act": "ability"}),
         (9, "damage.dealt", {"actor": "a", "target": "g", "amount": 2, "hp": 1, "act": "ability"}),
     ]
-    said = [n["text"] for n in notices(rows, {"a"}, names)]
+    state = BattleState("luck", {}, 1, phase="active", seq=12)
+    for cid, name in names.items():
+        state.combatants[cid] = Combatant(cid, name, side="party" if cid == "a" else "enemy", controller="7")
+    teller = Teller(state, Viewer(role="player", user_id="7"))
+    said = [n["text"] for n in notices(rows, {"a"}, teller)]
     assert said == ["Kai is hit by Goblin: 5 damage (HP 15).", "Kai gets Stun."]
-    assert notices(rows, {"g"}, names) == []  # the Goblin's hit was an older action
+    assert notices(rows, {"g"}, teller) == []  # the Goblin's hit was an older action
 
 
 def test_point_9_damage_lines_show_the_whole_rolled_expression():
@@ -412,7 +419,9 @@ def test_point_7_the_campaign_pages_house_rules_card_says_it_opens(as_user, gm):
     campaign = make_campaign(gm, ruleset="luck")
     page = as_user(gm).get(reverse("campaign", args=[campaign.pk])).content.decode()
     assert re.search(
-        r"<summary><strong>House rules</strong> <span[^>]*>\d+ rules of D20 Luck · show them</span>", page
+        r"<summary><strong>House rules</strong> <span[^>]*>\d+ rules of D20 Luck, the defaults for new battles"
+        r" · show them</span>",
+        page,
     )
 
 
