@@ -11,11 +11,18 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from tests.table import clear_live_caches, make_campaign, make_user
 
 REQUIRE_SERVICES = os.environ.get("VTT_REQUIRE_SERVICES") == "1"
 REQUIRE_BROWSER = os.environ.get("VTT_REQUIRE_BROWSER") == "1"
+
+# CI (CI=true) draws the same examples on every run, so a run decides on the code it was given;
+# local runs draw new ones each time and so keep finding new cases.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 
 def need_service(reason: str) -> None:

@@ -14,10 +14,11 @@ import operator
 import re
 
 import pytest
+from hypothesis import assume as st_assume
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combat.engine.dice import Dice, DiceError, ScriptedDice, Shown, check_expr
+from combat.engine.dice import MAX_EXPR_LENGTH, Dice, DiceError, ScriptedDice, Shown, check_expr
 
 # (typed, meaning, faces, total, dropped faces, (lowest, highest or None), faces for the lowest, for the highest)
 FORMS = [
@@ -161,7 +162,24 @@ def expressions(draw: st.DrawFn) -> str:
     for term in terms[1:]:
         op = draw(st.sampled_from(["+", "-", "*", " + ", " - "]))
         out += op + (f"({term})" if draw(st.integers(0, 4)) == 0 else term)
-    return ("-" + out) if draw(st.integers(0, 9)) == 0 else out
+    out = ("-" + out) if draw(st.integers(0, 9)) == 0 else out
+    # A longer expression is refused for its length alone (test_a_long_expression_is_refused_whole).
+    st_assume(len(out) <= MAX_EXPR_LENGTH)
+    return out
+
+
+def unpadded(text: str) -> str:
+    """The roller shows a number without its leading zeros ("-007" is shown "-7"), the same value."""
+    return re.sub(r"(?<![\d.])0+(?=\d)", "", text)
+
+
+def test_a_long_expression_is_refused_whole():
+    # RULE: ENG-2
+    long = "+".join(["1d6"] * 30)
+    assert len(long) > MAX_EXPR_LENGTH
+    assert check_expr(long) == "Dice expression is too long."
+    with pytest.raises(DiceError):
+        Dice(1, 1).roll_shown(long)
 
 
 def read_back(shown: Shown) -> tuple[str, list[tuple[str, list[tuple[str, str]]]], str]:
@@ -304,6 +322,6 @@ def test_an_accepted_expression_is_rolled_whole_or_refused_whole(expr, tail, see
     text, groups, _ = read_back(shown)
     # What was rolled and the words after it are, between them, all that was typed.
     rebuilt = re.sub(r"\s", "", text + shown.comment)
-    assert rebuilt == re.sub(r"\s", "", typed.strip())
+    assert rebuilt == unpadded(re.sub(r"\s", "", typed.strip()))
     if shown.comment:
         assert typed.strip().endswith(shown.comment) and re.match(r"[^\W\d_]", shown.comment)
