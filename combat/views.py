@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from combat import odds, presenters, services, setup
 from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
-from combat.engine.view import Viewer, event_data_for, hidden_ids, unseen_ids
+from combat.engine.view import Viewer, hidden_ids, unseen_ids
 from combat.forms import (
     AddCombatantsForm,
     BadInput,
@@ -36,7 +36,7 @@ from combat.forms import (
     page_seq,
 )
 from combat.models import BattleEvent
-from combat.outcome import outcome_text
+from combat.outcome import outcome_for
 from combat.presenters import gm
 from combat.presenters.log import log_entries
 from combat.setup import numbered_names
@@ -246,13 +246,7 @@ def _outcome(result: services.Result, viewer: Viewer) -> str:
     state = result.state
     if not result.ok or state is None:
         return "Done."
-    hidden, unseen = hidden_ids(state, viewer), unseen_ids(state, viewer)
-    names = {cid: c.name for cid, c in state.combatants.items() if cid not in unseen}
-    shown = [
-        (e.type, event_data_for(e.type, e.data, hidden, unseen, viewer.role == Role.GM))
-        for e in result.events
-    ]
-    return outcome_text([(t, d) for t, d in shown if d is not None], names, hidden) or "Done."
+    return outcome_for([(e.type, e.data) for e in result.events], state, viewer)
 
 
 @login_required
