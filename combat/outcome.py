@@ -29,7 +29,6 @@ Shown = list[tuple[str, dict[str, Any]]]
 QUIET = frozenset(
     {
         "turn.started",
-        "turn.ended",
         "round.started",
         "round.ended",
         "resources.set",
@@ -56,9 +55,18 @@ def shown_to(
 
 
 def outcome_for(events: Iterable[tuple[str, Any]], state: BattleState, viewer: Viewer) -> str:
-    """The actor's outcome line, with only what ``viewer`` may see ("Done." when it says nothing)."""
+    """The actor's outcome line, with only what ``viewer`` may see: ``outcome_text``, or the action's first
+    sentence in the log where that has nothing to say ("Mira ends the turn."), else "Done."."""
     shown, names, hidden = shown_to(events, state, viewer)
-    return outcome_text(shown, names, hidden) or "Done."
+    return _or_first_sentence(outcome_text(shown, names, hidden), shown, names, hidden) or "Done."
+
+
+def _or_first_sentence(text: str, events: Shown, names: dict[str, str], hidden: AbstractSet[str]) -> str:
+    """``text``, or where it says nothing ("Done."), the first sentence the log says of ``events``."""
+    if text not in ("", "Done."):
+        return text
+    said = (describe(0, t, d, names, hidden)["text"] for t, d in events)
+    return next((s for s in said if s), "")
 
 
 def _dice(entry: dict[str, Any]) -> str:
@@ -112,8 +120,10 @@ def _hits_part(hits: list[dict[str, Any]], name: str, hidden: bool) -> str:
     """Several hits on one combatant, said once with their total: "3 hits on Mira: 1 + 16 + 0 = 17
     damage (HP 303)"; for a hidden HP only whether they hurt: "Goblin is hurt (3 hits)"."""
     amounts = [d.get("amount") for d in hits]
+    if all(_zero(d) for d in hits):
+        return f"{name} takes no damage ({count(len(hits), 'hit')})"
     if hidden or not all(isinstance(a, int) for a in amounts):
-        return f"{name} {'takes no damage' if all(_zero(d) for d in hits) else 'is hurt'} ({count(len(hits), 'hit')})"
+        return f"{name} is hurt ({count(len(hits), 'hit')})"
     hp = hits[-1].get("hp")
     after = f" (HP {hp})" if isinstance(hp, int) else ""
     total = sum(a for a in amounts if isinstance(a, int))
@@ -127,6 +137,14 @@ def _healed_part(d: dict[str, Any], name: str, dice: str) -> str:
     else:
         part = f"{name} heals" + (f" {amount}" if isinstance(amount, int) else "")
     return part + (f" — {dice}" if dice else "")
+
+
+def _actor(events: Shown) -> str | None:
+    """Who acted: the first combatant an event names as its actor. An answer resumes someone else's
+    action: its answerer's events are their reaction within it (a Parry), the actor is whoever goes on."""
+    answerer = next((d.get("combatant") for t, d in events[:1] if t == "decision.answered"), None)
+    actors = [d["actor"] for _, d in events if isinstance(d, dict) and isinstance(d.get("actor"), str)]
+    return next((a for a in actors if a != answerer), None)
 
 
 def _headline(headline: str, verdict: str, hurt: bool) -> str:
@@ -144,19 +162,20 @@ def outcome_text(events: Shown, names: dict[str, str], hidden: AbstractSet[str])
     damage each target took after every reaction (none: "Grul takes no damage"; several hits: once, with
     their total), healing with its full dice, statuses, who fell, and a question still open. Nothing is
     said of what a roll was expected to do before the reactions resolved."""
-    headline, dice, fallback, waiting = "", "", "", ""
+    headline, dice, fallback, waiting, missed = "", "", "", "", ""
     parts: list[str] = []
-    actor = next((d.get("actor") for _, d in events if isinstance(d, dict) and d.get("actor")), None)
+    actor = _actor(events)
     hits = _hits(events)
     grouped: set[Any] = set()
     for etype, data in events:
         d = data if isinstance(data, dict) else {}
         entry = describe(0, etype, d, names, hidden)
         dice = _dice(entry) or dice
-        hurt = _hurts(etype)
-        headline = _headline(headline, _verdict(etype, d), hurt)
+        hurt, verdict = _hurts(etype), _verdict(etype, d)
+        headline = _headline(headline, verdict, hurt)
         target: Any = d.get("target")  # JSON of the log: any type, looked up as is
         name = names.get(target, "someone") if isinstance(target, str) else "someone"
+        missed = missed or (name if verdict == "miss" and isinstance(target, str) else "")
         if hurt:
             several = isinstance(target, str) and len(hits.get(target, ())) > 1 and d in hits[target]
             if not several:
@@ -183,7 +202,9 @@ def outcome_text(events: Shown, names: dict[str, str], hidden: AbstractSet[str])
                 fallback = entry["text"].rstrip(".")
     if waiting:
         parts.append(waiting)
-    if not parts and headline != "Miss.":
+    if not parts and headline == "Miss.":
+        parts += [f"{missed} is not hit"] if missed else []
+    elif not parts:
         parts.append(fallback or "Done")
     body = "; ".join(parts)
     return f"{headline} {body}.".strip() if body else headline
@@ -193,13 +214,8 @@ def watch_line(events: Shown, names: dict[str, str], hidden: AbstractSet[str]) -
     """What one action did, for every seat (the GM's included), naming who acted: "Mira: Hit! Goblin is
     hurt — 1d8 [7] + 1 (Sword) = 8."; its first sentence in the log where the outcome has nothing to say
     ("Mira ends the turn."); "" when the viewer may read nothing of it (a turn in the fog)."""
-    text = outcome_text(events, names, hidden)
-    if text in ("", "Done."):
-        said = (describe(0, t, d, names, hidden)["text"] for t, d in events)
-        text = next((s for s in said if s), "")
-    actor = next(
-        (d["actor"] for _, d in events if isinstance(d, dict) and isinstance(d.get("actor"), str)), None
-    )
+    text = _or_first_sentence(outcome_text(events, names, hidden), events, names, hidden)
+    actor = _actor(events)
     who = names.get(actor, "") if isinstance(actor, str) else ""
     if text and who and not text.startswith(who):
         return f"{who}: {text}"

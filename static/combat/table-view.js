@@ -1,6 +1,7 @@
 /* What happened stays in view: the header that never scrolls away (its height for the board below it),
    the outcome line by the board (the pushed line of the latest action gives way to the actor's own
-   reply while that tells of the same change), the toast's place under the header, and the page's
+   reply while that tells of the same change), the toast's place under the header, the GM's panel in
+   view when a monster's turn is left to finish, and the page's
    one way of saying "1 square" / "3 squares" (vttView.count, used by the other scripts). Loaded
    before them. The server decides every word; this only places and shows them. */
 (function () {
@@ -40,6 +41,20 @@
     el.style.top = Math.max(8, below + 8) + "px";
   }
 
+  // When the tactics stopped and the GM has the rest of the monster's turn to play, the panel that says
+  // so comes into view (the GM may have scrolled down to the quick actions that started it).
+  var turnLeftShown = null;
+  function revealTurnLeft() {
+    var note = document.querySelector("#actions .turn-left");
+    var text = note ? note.textContent : null;
+    var dock = document.getElementById("dock");
+    if (note && dock && text !== turnLeftShown) {
+      dock.scrollIntoView({ block: "nearest" });
+      dock.scrollTop = 0; // the phone's sheet scrolls on its own: its title and the note first
+    }
+    turnLeftShown = text;
+  }
+
   window.vttView = { count: count, placeToast: placeToast };
 
   var root = document.getElementById("battle-root");
@@ -47,6 +62,8 @@
   trackHeader(root);
   root.addEventListener("htmx:wsAfterMessage", showOutcome);
   document.body.addEventListener("htmx:afterSettle", showOutcome);
+  root.addEventListener("htmx:wsAfterMessage", revealTurnLeft);
+  document.body.addEventListener("htmx:afterSettle", revealTurnLeft);
   document.body.addEventListener("htmx:beforeRequest", function () { window.setTimeout(showOutcome, 0); });
   showOutcome();
 })();

@@ -23,7 +23,7 @@ from combat.engine.testing import Battle
 from combat.engine.view import Viewer
 from combat.outcome import notices, outcome_for, outcome_text, shown_to, watch_line
 from combat.table import load_table
-from tests.table import table
+from tests.table import goblin_attacks_bram, table
 
 HX = {"HTTP_HX_REQUEST": "true"}
 OUTCOME = re.compile(r'<p id="outcome"[^>]*>(.*?)</p>', re.S)
@@ -82,6 +82,18 @@ def test_hits_on_a_hidden_enemy_are_told_without_a_number():
     assert (
         outcome_text(nothing, {"a": "Kai", "g": "Goblin"}, {"g"}) == "Hit! Goblin takes no damage (2 hits)."
     )
+    # Seen HP, every hit stopped: no sum of zeros.
+    zeros = [(t, {"actor": "a", "target": "g", "amount": 0, "hp": 9}) for t, _ in hits]
+    assert outcome_text(zeros, {"a": "Kai", "g": "Goblin"}, set()) == "Hit! Goblin takes no damage (2 hits)."
+
+
+def test_a_miss_and_the_end_of_a_turn_say_who():
+    names = {"a": "Kai", "g": "Goblin"}
+    ended = [("turn.ended", {"combatant": "a", "act": "end_turn"}), ("turn.started", {"combatant": "g"})]
+    assert outcome_text(ended, names, set()) == watch_line(ended, names, set()) == "Kai ends the turn."
+    missed = [("luck.rolled", {"actor": "a", "target": "g", "total": 3, "outcome": "miss", "act": "ability"})]
+    assert outcome_text(missed, names, set()) == "Miss. Goblin is not hit."
+    assert watch_line(missed, names, set()) == "Kai: Miss. Goblin is not hit."
 
 
 @pytest.mark.django_db
@@ -142,3 +154,22 @@ def test_the_players_own_damage_roll_keeps_its_total(client):
     assert "Ayla rolls 7 damage." in reply and "Ayla rolls damage." not in reply
     client.force_login(users["gm"])
     assert "Ayla rolls 7 damage." in client.get(reverse("battle", args=[battle.pk])).content.decode()
+
+
+@pytest.mark.django_db
+def test_an_answer_is_told_as_the_answerers_part_in_the_attackers_action(client):
+    users, _, battle = table()
+    asked = goblin_attacks_bram(battle, users).state.pending
+    assert asked is not None and asked.default == "parry"
+    client.force_login(users["other_player"])
+    reply = client.post(
+        reverse("battle_act", args=[battle.pk]),
+        {"kind": "answer", "actor": asked.combatant, "decision": asked.id, "choice": "parry"},
+        **HX,
+    ).content.decode()
+    # Bram reads his Parry and what it left of the spear's hit; the GM reads whose attack it was.
+    own = re.search(r'<p class="msg ok outcome"[^>]*>(.*?)</p>', reply).group(1)
+    assert own.startswith("Hit! Bram interrupts Goblin with Parry; "), own
+    client.force_login(users["gm"])
+    line = OUTCOME.search(client.get(reverse("battle", args=[battle.pk])).content.decode()).group(1)
+    assert line.startswith("Goblin: Hit! Bram interrupts Goblin with Parry; Bram "), line
