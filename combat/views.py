@@ -50,6 +50,8 @@ from vtt.models import Character, CharacterKind, MapImage, Role
 from vtt.requests import HtmxRequest
 
 LIVE_HEADER = "X-VTT-Live"  # battle.js sets it while the socket is open: regions arrive by push
+# The tag of a site message meant for the battle page (it shows no other: one left from an earlier page is stale).
+FOR_THE_BATTLE = "battle-page"
 
 
 def _viewer(request: HtmxRequest, role: str) -> str | None:
@@ -92,7 +94,7 @@ def _reply(
 ) -> HttpResponse:
     """HTMX: the message plus the viewer's fresh regions (unless the socket brings them). Else: redirect."""
     if not request.htmx:
-        (messages.success if ok else messages.error)(request, text)
+        (messages.success if ok else messages.error)(request, text, extra_tags=FOR_THE_BATTLE)
         return redirect("battle", battle_id)
     body = _message(text, ok, seq)
     if not ok or request.headers.get(LIVE_HEADER) != "1":
@@ -416,7 +418,9 @@ def battle_map(request: HtmxRequest, pk: int) -> HttpResponse:
                     transaction.set_rollback(True)  # no upload kept for a board that did not change
             if result.ok:
                 messages.success(
-                    request, "The map is on the board." if chosen else "The board has no map now."
+                    request,
+                    "The map is on the board." if chosen else "The board has no map now.",
+                    extra_tags=FOR_THE_BATTLE,
                 )
                 return redirect("battle", battle.pk)
             form.add_error(None, result.reason)

@@ -23,6 +23,7 @@ from combat.engine.testing import Battle
 from combat.engine.view import Viewer
 from combat.outcome import notices, outcome_for, outcome_text, shown_to, watch_line
 from combat.table import load_table
+from tests.content import sheet_post
 from tests.table import goblin_attacks_bram, table
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -173,3 +174,26 @@ def test_an_answer_is_told_as_the_answerers_part_in_the_attackers_action(client)
     client.force_login(users["gm"])
     line = OUTCOME.search(client.get(reverse("battle", args=[battle.pk])).content.decode()).group(1)
     assert line.startswith("Goblin: Hit! Bram interrupts Goblin with Parry; Bram "), line
+
+
+@pytest.mark.django_db
+def test_a_banner_of_an_earlier_page_does_not_follow_onto_the_battle_page(client):
+    """ "Mira created." left unread (its page never shown) is not the battle's news; the battle's own
+    messages (an action posted without scripts) still show there."""
+    users, campaign, battle = table()
+    schema = campaign.ruleset_class.sheet_schema
+    client.force_login(users["player"])
+    data = sheet_post(schema, schema.defaults(), name="Mira", portrait="")
+    created = client.post(reverse("character_create", args=[campaign.pk]), data)
+    assert created.status_code == 302  # to the campaign page, which is not opened here
+    page = client.get(reverse("battle", args=[battle.pk])).content.decode()
+    assert "Mira created." not in page
+    state = services.load_state(battle)
+    acted = client.post(
+        reverse("battle_act", args=[battle.pk]),
+        {"kind": "end_turn", "actor": state.current().id, "expected_seq": str(battle.seq)},
+    )
+    assert acted.status_code == 302
+    page = client.get(reverse("battle", args=[battle.pk])).content.decode()
+    assert re.search(r'<p class="message message-success">\s*Ayla ends the turn\.</p>', page), page[-3000:]
+    assert "Mira created." not in client.get(reverse("campaign", args=[campaign.pk])).content.decode()
