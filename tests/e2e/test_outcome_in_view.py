@@ -28,7 +28,7 @@ from tests.e2e.seats import CAST, WAIT, content, login, wait_live
 from tests.table import make_user
 from vtt.models import Campaign, Character, CharacterKind, Membership
 
-ACTIONS = 9  # per ruleset: attacks, ends of turn, answers, the monster's turns
+ACTIONS = 7  # per ruleset: attacks, ends of turn, answers, the monster's turns
 
 # Where an element stands for a person: inside the window, and what is on top at its middle is itself.
 IN_VIEW = """(el) => {
@@ -150,6 +150,14 @@ def _check(page: Page, acted: bool, seat: str, step: str) -> str:
     return text
 
 
+def _toast_clear_of_the_title(page: Page, step: str) -> None:
+    """A toast ("Mira is hit by Grul: ...") never covers the battle's title."""
+    toast = page.locator("#flow-toast.show")
+    if toast.count() and toast.is_visible():
+        t, h = toast.bounding_box(), page.locator(".battle-head h1").bounding_box()
+        assert t["y"] >= h["y"] + h["height"] or t["y"] + t["height"] <= h["y"], (step, t, h)
+
+
 def _player_acts(pl: Page, mira_attacked: bool, grul: str) -> str:
     """Mira's turn on the phone: an attack on Grul, three taps (option, Grul, Confirm), or End turn."""
     forms = pl.locator("#actions form.act-form.needs-pick")
@@ -202,6 +210,11 @@ def test_after_every_action_the_actor_and_the_gm_read_what_happened(asgi_server,
             first = gm.locator("#actions form.act-form button.opt").first
             expect(first).to_have_text(re.compile(r"^\s*End turn"))
             save_shot(gm, f"gm-panel-after-tactics-{ruleset}-1280", full_page=False)
+            if SHOTS is not None:  # the same panel on a phone-sized window, for the eye
+                gm.set_viewport_size(PHONE)
+                expect(gm.locator("#chat-drawer")).to_be_hidden()  # slid away for the narrow window
+                save_shot(gm, f"gm-panel-after-tactics-{ruleset}-390", full_page=False)
+                gm.set_viewport_size(LAPTOP)
             first.click()
         else:
             actor = "gm"
@@ -228,6 +241,7 @@ def test_after_every_action_the_actor_and_the_gm_read_what_happened(asgi_server,
         assert now > before
         gm_line = _check(gm, actor == "gm", "the GM", step)
         mine = _check(pl, actor == "player", "the player", step)
+        _toast_clear_of_the_title(pl, step)
         said.append(f"{ruleset} {step}: GM reads {gm_line!r}; player reads {mine!r}")
         if actor == "player":  # the GM reads what the player's action did
             assert gm_line.startswith("Mira") if step != "an answer" else "Mira" in gm_line, gm_line
