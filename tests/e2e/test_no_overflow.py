@@ -21,9 +21,9 @@ from combat.engine.rulesets import RULESETS, get_ruleset
 from combat.models import Battle
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE, save_shot
 from tests.e2e.seats import WAIT, login, off_loop, wait_live
-from tests.table import make_user
+from tests.table import make_campaign, make_user
 from vtt.content import character_templates
-from vtt.models import Campaign, Character, CharacterKind, Membership
+from vtt.models import Character, CharacterKind
 
 WIDTHS = (390, 768, 1280)
 SCHEMES = ("light", "dark")
@@ -93,11 +93,7 @@ def _table(ruleset: str) -> tuple:
     """A started battle of ``ruleset``: the player's hero with every option, two monsters (numbered
     names), and the hero's turn come (the other turns skipped, the questions given their default)."""
     gm, player = make_user(f"gm-wide-{ruleset}"), make_user(f"pl-wide-{ruleset}")
-    campaign = Campaign.objects.create(
-        name="The Long Names", ruleset=ruleset, owner=gm, options=get_ruleset(ruleset).default_options()
-    )
-    Membership.objects.create(user=gm, campaign=campaign, role="gm")
-    Membership.objects.create(user=player, campaign=campaign, role="player")
+    campaign = make_campaign(gm, ruleset, "The Long Names", player=[player])
     name, sheet = next(iter(character_templates(campaign, "pc").items()))
     hero = Character.objects.create(
         campaign=campaign, name="Mira", owner=player, sheet=_every_option(ruleset, sheet)

@@ -25,8 +25,8 @@ from combat.engine.rulesets import RULESETS, get_ruleset
 from combat.models import Battle
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE, SHOTS, save_shot
 from tests.e2e.seats import CAST, WAIT, content, login, wait_live
-from tests.table import make_user
-from vtt.models import Campaign, Character, CharacterKind, Membership
+from tests.table import make_campaign, make_user
+from vtt.models import Character, CharacterKind
 
 ACTIONS = 7  # per ruleset: attacks, ends of turn, answers, the monster's turns
 
@@ -46,11 +46,7 @@ def _battle(ruleset: str) -> tuple[Any, Any, int, str, str]:
     """A started battle: Mira (the player's hero) beside a monster with HP to spare."""
     gm, player = make_user(f"gm-view-{ruleset}"), make_user(f"pl-view-{ruleset}")
     rules = get_ruleset(ruleset)
-    campaign = Campaign.objects.create(
-        name="In view", ruleset=ruleset, owner=gm, options=rules.default_options()
-    )
-    Membership.objects.create(campaign=campaign, user=gm, role="gm")
-    Membership.objects.create(campaign=campaign, user=player, role="player")
+    campaign = make_campaign(gm, ruleset, "In view", player=[player])
     heroes, monsters = content(ruleset)
     hero = Character.objects.create(
         campaign=campaign, name="Mira", owner=player, sheet=_tough(rules, heroes[CAST[ruleset]["alice"]])
