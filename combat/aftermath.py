@@ -24,6 +24,7 @@ from combat.engine.actions import has_nul
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import status_name
 from combat.engine.state import BattleState, Combatant
+from combat.engine.words import count
 from combat.models import Battle
 from vtt.content import campaign_content, clean_content_value, content_choices
 from vtt.models import Character, CharacterKind
@@ -256,4 +257,4 @@ def apply(
     )
     if not done.ok:
         return False, done.reason
-    return True, f"Applied to {len(changes)} character sheet{'s' if len(changes) != 1 else ''}."
+    return True, f"Applied to {count(len(changes), 'character sheet')}."

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from combat import aftermath, archive, presenters
 from combat.models import Battle
 from combat.table import LOG_WINDOW, Table, members_of, vclass_of
+from combat.views import FOR_THE_BATTLE
 from vtt.access import battle_for, campaign_for
 from vtt.models import Role
 from vtt.requests import HtmxRequest
@@ -30,7 +31,7 @@ from vtt.requests import HtmxRequest
 def battle_replay(request: HtmxRequest, pk: int) -> HttpResponse:
     battle, role = battle_for(request, pk)
     if battle.status != Battle.Status.ENDED:
-        messages.error(request, "Only an ended battle can be replayed.")
+        messages.error(request, "Only an ended battle can be replayed.", extra_tags=FOR_THE_BATTLE)
         return redirect("battle", battle.pk)
     events = archive.events_of(battle)
     total = len(events)

@@ -37,7 +37,7 @@ from combat.forms import (
     page_seq,
 )
 from combat.models import BattleEvent
-from combat.outcome import outcome_text
+from combat.outcome import outcome_for
 from combat.presenters import gm
 from combat.presenters.log import log_entries
 from combat.setup import numbered_names
@@ -51,6 +51,8 @@ from vtt.models import Character, CharacterKind, MapImage, Role
 from vtt.requests import HtmxRequest
 
 LIVE_HEADER = "X-VTT-Live"  # battle.js sets it while the socket is open: regions arrive by push
+# The tag of a site message meant for the battle page (it shows no other: one left from an earlier page is stale).
+FOR_THE_BATTLE = "battle-page"
 
 
 def _viewer(request: HtmxRequest, role: str) -> str | None:
@@ -93,7 +95,7 @@ def _reply(
 ) -> HttpResponse:
     """HTMX: the message plus the viewer's fresh regions (unless the socket brings them). Else: redirect."""
     if not request.htmx:
-        (messages.success if ok else messages.error)(request, text)
+        (messages.success if ok else messages.error)(request, text, extra_tags=FOR_THE_BATTLE)
         return redirect("battle", battle_id)
     body = _message(text, ok, seq)
     if not ok or request.headers.get(LIVE_HEADER) != "1":
@@ -251,12 +253,7 @@ def _outcome(result: services.Result, viewer: Viewer) -> str:
     state = result.state
     if not result.ok or state is None:
         return "Done."
-    now = told(state, viewer)
-    names = {cid: name for cid, name in now.names.items() if cid not in now.unseen}
-    shown = [(e.type, now.event(e.type, e.data)) for e in result.events]
-    return now.sentence(
-        outcome_text([(t, d) for t, d in shown if d is not None], names, now.hidden) or "Done."
-    )
+    return outcome_for([(e.type, e.data) for e in result.events], state, viewer)
 
 
 @login_required
@@ -424,7 +421,9 @@ def battle_map(request: HtmxRequest, pk: int) -> HttpResponse:
                     transaction.set_rollback(True)  # no upload kept for a board that did not change
             if result.ok:
                 messages.success(
-                    request, "The map is on the board." if chosen else "The board has no map now."
+                    request,
+                    "The map is on the board." if chosen else "The board has no map now.",
+                    extra_tags=FOR_THE_BATTLE,
                 )
                 return redirect("battle", battle.pk)
             form.add_error(None, result.reason)

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from combat.engine.words import count
+
 Square = tuple[int, int]
 ROWS = ("front", "back")
 ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -333,13 +335,13 @@ def chosen_path(
             return "That square is not on the board."
         found = find_path(start, goal, width, height, blocked, allowance, diagonal)
         if found is None:
-            return f"No path of at most {allowance} squares to there."
+            return f"No path of at most {count(allowance, 'square')} to there."
         path = found
     steps = len(path) - 1
     if steps < 1:
         return "Choose a square to move to."
     if steps > allowance:
-        return f"Too far: {steps} squares, at most {allowance}."
+        return f"Too far: {count(steps, 'square')}, at most {allowance}."
     if path[-1] in no_stop:
         return "Someone already stands there."
     return path

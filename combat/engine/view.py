@@ -274,6 +274,9 @@ SAFE_FIELDS = frozenset(
 )
 # Numbers of an attack made against a hidden combatant that stay visible: the attacker's own dice.
 ATTACK_NUMBERS = frozenset({"total", "roll"})
+# Numbers of the dice the roller's side rolled (before the target's defences): they stay beside those dice,
+# whose totals they repeat ("Mira rolls 3 damage." next to her roll's "= 3"), while the roller is seen.
+ROLLED_NUMBERS = frozenset({"raw"})
 # Dice that measure what happened to a hidden combatant (how much it lost or regained): shown only when
 # the one who rolled them is not hidden (a hero's damage dice, without the damage taken, tell no armour).
 HIDDEN_ROLLS = frozenset({"damage", "healing", "spell effect", "status", "interrupt"})
@@ -332,7 +335,11 @@ def filter_event(
             ]
         elif key == "label" and isinstance(value, str):  # a chosen option, without its figures
             out[key] = plain_label(value)
-        elif (key in ATTACK_NUMBERS and not changes) or (key in SAFE_FIELDS and not _number(value)):
+        elif (
+            (key in ATTACK_NUMBERS and not changes)
+            or (key in ROLLED_NUMBERS and roller_seen)
+            or (key in SAFE_FIELDS and not _number(value))
+        ):
             out[key] = value
     if changes and _number(data.get("amount")):
         # Whether it changed anything at all is what the coarse state tells anyway: "takes no damage".

@@ -54,6 +54,15 @@ def square(pos: Any) -> str:
     return ""
 
 
+def count(n: int, noun: str, plural: str = "") -> str:
+    """A number and its noun, as many as it says: every "1 square" / "3 squares" of the table's words.
+
+    >>> count(1, "square"), count(3, "square"), count(0, "slot"), count(2, "ally", "allies")
+    ('1 square', '3 squares', '0 slots', '2 allies')
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def hp_note(data: dict[str, Any], target: Any, hidden: AbstractSet[str]) -> str:
     """`` (HP 7)`` after a change to a combatant whose HP the viewer may see."""
     hp = data.get("hp")
@@ -195,7 +204,7 @@ def resources_set(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> 
 def status_applied(d: dict[str, Any], names: Names, hidden: AbstractSet[str]) -> str:
     bits = [
         f"power {d['power']}" if isinstance(d.get("power"), int) else "",
-        f"{d['duration']} rounds" if isinstance(d.get("duration"), int) else "",
+        count(d["duration"], "round") if isinstance(d.get("duration"), int) else "",
     ]
     extra = ", ".join(b for b in bits if b)
     by = "The GM gives " if d.get("by") == "gm" else ""

@@ -13,7 +13,7 @@ One module per region, each building what its partial of ``combat/battle.html`` 
 - ``board``: the tokens on the grid or in the rows, the map; ``tokens``: each token's values and its
   two pieces (the board's token, the tracker's row);
 - ``tracker``: round, who acts, who must answer, the order, who is at the table;
-- ``log``: the log window in words;
+- ``log``: the log window in words; ``outcome``: the line by the board of what the latest action did;
 - ``actions``: the action panel; ``prompt``: a reaction window's question; ``sheet``: a player's own
   combatants; these three are a viewer's own regions (``OWN_REGIONS``);
 - ``gm``: the GM panel; ``house_rules``: the battle's house rules, which the GM changes in play.
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combat.engine.rulesets import get_ruleset
-from combat.presenters import actions, board, gm, house_rules, log, prompt, render, sheet, tracker
+from combat.presenters import actions, board, gm, house_rules, log, outcome, prompt, render, sheet, tracker
 from combat.presenters.tokens import tokens_of
 from combat.table import Table, battle_urls, vclass_of
 from vtt.models import Role
@@ -36,7 +36,7 @@ from vtt.models import Role
 # A viewer id no combatant has as controller: what an observer, or a player with no combatant, sees.
 WATCHER = "watcher"
 # Regions (partial names) each message carries; every one is a top-level element with an id.
-SHARED_REGIONS = ("board", "tracker", "log", "seqmark")
+SHARED_REGIONS = ("board", "tracker", "log", "outcome", "seqmark")
 USER_REGIONS = ("actions", "prompt", "sheet")
 # The GM's: besides, the GM panel, the header's "End battle" (gone once the battle is over) and the
 # battle's house rules.
@@ -78,6 +78,7 @@ def shared_context(table: Table, vclass: str) -> dict[str, Any]:
     ctx.update(board.context(table, tokens, ctx["board_kind"], vclass))
     ctx.update(tracker.context(table, tokens, vclass))
     ctx.update(log.context(table, vclass))
+    ctx.update(outcome.context(table, vclass))
     return ctx
 
 

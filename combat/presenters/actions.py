@@ -40,6 +40,10 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
     if current is not None and state.pending is None and (is_gm or current.controller == user_id):
         acting = current
         options = options_for(table, current, unseen)
+    turn_left = ""
+    if acting is not None and is_gm and tactics_stopped(table, acting):
+        options = end_turn_first(table, acting, options)
+        turn_left = f"The tactics stopped for an answer: {acting.name}'s turn goes on. End it, or act with what is left:"
     current_name = acting_name(state, unseen)
     has_combatant = bool(own_tokens(table, user_id, is_gm)) or is_gm
     return {
@@ -57,10 +61,32 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
         # "Your turn" is a player's: the GM acts for everyone ("Acting for ..."), on the page as in pushes.
         "acting_mine": acting is not None and not is_gm and acting.controller == user_id,
         "options": options,
+        "turn_left": turn_left,
         "unseen": unseen,
         "has_combatant": has_combatant,
         "current_name": current_name,
     }
+
+
+def tactics_stopped(table: Table, acting: Combatant) -> bool:
+    """The tactics played part of ``acting``'s turn and stopped (for an answer), and the turn goes on: the
+    GM has it to finish (the log window since the turn began holds one of their steps)."""
+    for _, etype, data in table.events:
+        if etype == "turn.started":
+            return False
+        if etype == "tactics.chose" and isinstance(data, dict) and data.get("actor") == acting.id:
+            return True
+    return False
+
+
+def end_turn_first(table: Table, acting: Combatant, options: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same options with "End turn" first (one list per change: the panel's forms are made once per list)."""
+
+    def make() -> list[dict[str, Any]]:
+        return sorted(options, key=lambda o: o["kind"] != "end_turn")
+
+    first: list[dict[str, Any]] = table.once(("end-turn-first", acting.id, id(options)), make)
+    return first
 
 
 def acting_name(state: BattleState, unseen: frozenset[str]) -> str:

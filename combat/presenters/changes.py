@@ -7,7 +7,8 @@ lines. Each visibility class gets, rendered once:
 - the tokens and tracker rows of the combatants named (``tok-<id>``, ``trk-<id>``), the tracker's
   head (round, who acts, who must answer: ``tracker-head``), the new log lines added at the top of
   the log (``afterbegin:#log-entries``; newest first, as the page shows them) and the lines that left
-  the log's window removed (``delete``), the "Older entries" link, the seq mark;
+  the log's window removed (``delete``), the "Older entries" link, the line by the board of what the
+  action did (``outcome``), the seq mark;
 - the GM: besides, the quick action of a monster's turn when it changed (``gm-tactics``), the GM's action panel
   (only the option forms that changed while the actor and its options are the same: ``_panel``) and
   prompt (a token's menu is not pushed: the page fetches it when it opens, ``gm.menu_html``);
@@ -37,7 +38,7 @@ from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.view import unseen_ids
 from combat.outcome import notices
-from combat.presenters import actions, prompt, render, sheet
+from combat.presenters import actions, outcome, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
 from combat.presenters.gm import tactics_label
 from combat.presenters.log import class_teller, log_entries, log_memo
@@ -220,6 +221,7 @@ def _shared(
                 _piece(sent, f"trk-{cid}-{n}", TRACKER_ROW, {"t": t["in_tracker"], "oob": True, "n": n})
             )
     parts.append(log_html)
+    parts.append(outcome.piece(table, vclass))
     return "".join(parts)
 
 
@@ -315,6 +317,7 @@ def _panel(table: Table, ctx: dict[str, Any], part: str) -> str:
         ctx["round"],
         bool(acting.resources),
         tuple((o["kind"], o["label"]) for o in options),
+        ctx.get("turn_left", ""),
     )
     sent = _sent(table, part)
     act = ctx["urls"]["act"]

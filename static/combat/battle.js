@@ -146,6 +146,7 @@
 
   function refresh() {
     applyMarks();
+    closeMenuOnTurnChange();
     reopenMenu();
     if (mode && mode.type === "pick") {
       // The action panel may have been re-rendered: find the same option again, or stop targeting.
@@ -358,7 +359,7 @@
     var area = hasKeys(opt.areas);
     if (area) { drawArea(sq); }
     var steps = area ? 0 : drawPath(sq);
-    confirmThen(mode.label + " to " + squareName(sq) + (steps ? " (" + steps + " squares)" : "") + "?", form);
+    confirmThen(mode.label + " to " + squareName(sq) + (steps ? " (" + window.vttView.count(steps, "square") + ")" : "") + "?", form);
   }
 
   // A square as the board labels it: column letters, row number ("C1"), like the engine's words.square.
@@ -406,7 +407,12 @@
     var t = tokenEl(cid);
     el.hidden = false;
     el.classList.add("open");
-    if (window.matchMedia("(max-width: 40rem)").matches || !t) { el.classList.add("sheet"); el.style.left = ""; el.style.top = ""; return; }
+    el.style.bottom = ""; el.style.maxHeight = "";
+    if (window.matchMedia("(max-width: 40rem)").matches || !t) {
+      el.classList.add("sheet"); el.style.left = ""; el.style.top = "";
+      keepOffPanel(el);
+      return;
+    }
     el.classList.remove("sheet");
     var r = t.getBoundingClientRect();
     var w = el.offsetWidth, h = el.offsetHeight;
@@ -415,12 +421,34 @@
     var top = Math.min(Math.max(8, r.top), Math.max(8, window.innerHeight - h - 8));
     el.style.left = left + "px";
     el.style.top = top + "px";
+    keepOffPanel(el);
+  }
+
+  // The menu never covers the acting panel (the dock): left of it where it is a column on the right (a
+  // laptop), above it where it is the sheet at the bottom of the window (a phone, a tablet).
+  function keepOffPanel(el) {
+    var dock = document.getElementById("dock");
+    if (!dock) { return; }
+    var d = dock.getBoundingClientRect(), m = el.getBoundingClientRect();
+    if (m.right <= d.left || m.left >= d.right || m.bottom <= d.top || m.top >= d.bottom) { return; }
+    var sheet = el.classList.contains("sheet");
+    if (!sheet && d.left > window.innerWidth / 2) {
+      el.style.left = Math.max(8, d.left - m.width - 8) + "px";
+      return;
+    }
+    var room = Math.max(120, d.top - 16);
+    el.style.maxHeight = room + "px";
+    if (sheet) {
+      el.style.bottom = Math.max(8, window.innerHeight - d.top + 8) + "px";
+    } else {
+      el.style.top = Math.max(8, d.top - 8 - Math.min(m.height, room)) + "px";
+    }
   }
 
   function openMenu(cid, focusFirst) {
     if (!isGm || !menuBox) { return false; }
     closeMenu(false);
-    menu = { cid: cid, key: null, html: null };
+    menu = { cid: cid, key: null, html: null, turn: turnKey() };
     var t = tokenEl(cid);
     if (t) { t.setAttribute("aria-expanded", "true"); }
     loadMenu(cid).then(function (html) {
@@ -438,8 +466,21 @@
     return true;
   }
 
+  // Whose turn it is and what the table waits for, as the tracker's head says it, and the phase.
+  function turnKey() {
+    var head = document.getElementById("tracker-head"), b = board();
+    return (head ? head.textContent.replace(/\s+/g, " ").trim() : "") + "|" + (b ? b.dataset.phase : "");
+  }
+
+  // A menu belongs to the turn it was opened in (its entries act on that turn): a new turn, a question
+  // to answer or a battle that ends closes it.
+  function closeMenuOnTurnChange() {
+    if (menu && menu.turn !== turnKey()) { closeMenu(false); }
+  }
+
   // After a change: the open menu again, swapped in only when what it shows changed.
   function refreshMenu() {
+    closeMenuOnTurnChange();
     if (!menu || !menuBox) { return; }
     var cid = menu.cid;
     loadMenu(cid).then(function (html) {

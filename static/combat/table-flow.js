@@ -33,9 +33,7 @@
       document.body.appendChild(el);
     }
     el.textContent = text;
-    // Below the site's header (its links stay in reach), or at the window's top once it scrolled away.
-    var header = document.querySelector(".site-header");
-    el.style.top = Math.max(8, header ? header.getBoundingClientRect().bottom + 8 : 8) + "px";
+    window.vttView.placeToast(el); // below the battle's header, never over its title
     el.classList.remove("show");
     void el.offsetWidth; // restart the entrance
     el.classList.add("show");
@@ -71,13 +69,16 @@
       document.title = baseTitle;
     }
     seenTurn = turn;
+    // Every new notice of the change in one toast (a second one would replace the first at once).
+    var fresh = [];
     root.querySelectorAll("[data-notice]").forEach(function (el) {
       var key = el.dataset.notice + ":" + el.textContent;
       if (!seenNotices[key]) {
         seenNotices[key] = true;
-        if (!first) { toast(el.textContent); }
+        fresh.push(el.textContent);
       }
     });
+    if (fresh.length && !first) { toast(fresh.join(" ")); }
     first = false;
   }
 

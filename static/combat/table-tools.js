@@ -45,7 +45,7 @@
     var dx = Math.abs(a[0] - b[0]), dy = Math.abs(a[1] - b[1]);
     return board().dataset.metric === "manhattan" ? dx + dy : Math.max(dx, dy);
   }
-  function squares(n) { return n + (n === 1 ? " square" : " squares"); }
+  function squares(n) { return window.vttView.count(n, "square"); }
 
   // ------------------------------------------------------------ drawing the marks (again after each render)
   function place(el, x, y) {

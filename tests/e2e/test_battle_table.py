@@ -219,8 +219,8 @@ def test_a_whole_battle_at_a_table_of_three(asgi_server, browser, shot, ruleset)
                 action_button(gm, "Move").click()
                 tap_square(gm, ax + 2, ay)
                 # The board shows the path the move takes, read back from the option's squares.
-                expect(gm.locator("#confirm-text")).to_contain_text("squares)")
-                steps = re.search(r"\((\d+) squares\)", gm.locator("#confirm-text").inner_text())
+                expect(gm.locator("#confirm-text")).to_contain_text(re.compile(r"\((1 square|\d+ squares)\)"))
+                steps = re.search(r"\((\d+) squares?\)", gm.locator("#confirm-text").inner_text())
                 assert steps and gm.locator("#board .sq.path").count() == int(steps[1]) > 0
                 gm.locator("#confirm button[data-confirm=yes]").click()
             elif recipe["reaction"] == "attack":

@@ -77,6 +77,7 @@ def test_a_whole_duel_leaks_no_number_about_the_enemy_to_a_player():
     events += b.act("end_turn", o)
     events += b.act("ability", a, dice=[12, 5], weapon="sword", targets=[o])
     about_enemy = 0
+    rolled: list[int] = []  # the totals of the damage rolls the player sees, in order
     for event in events:
         mine = event_for(event, b.state, PLAYER)["data"]
         full = event_for(event, b.state, Viewer("gm"))["data"]
@@ -86,8 +87,11 @@ def test_a_whole_duel_leaks_no_number_about_the_enemy_to_a_player():
             continue
         about_enemy += 1
         for path, _ in _numbers(mine):
-            # Only the attacker's own dice stay: the luck roll and its faces.
-            assert path in (".total", ".roll") or path.startswith(".rolls["), (event.type, path, mine)
+            # Only the attacker's own dice stay: the luck roll and its faces, the damage they rolled.
+            assert path in (".total", ".roll", ".raw") or path.startswith(".rolls["), (event.type, path, mine)
+        rolled += [r.get("result", r["total"]) for r in mine.get("rolls", []) if r["purpose"] == "damage"]
+        if "raw" in mine:  # "Ayla rolls 7 damage.": the total of her own roll, shown beside it
+            assert mine["actor"] == a and rolled[-1:] == [mine["raw"]], (event.type, mine, rolled)
         for roll in mine.get("rolls", []):  # dice the hidden side rolled on itself are not shown
             assert roll["purpose"] not in ("damage", "healing") or mine.get("actor") == a, (event.type, roll)
     assert about_enemy >= 5
@@ -117,7 +121,9 @@ def test_the_filter_speaks_every_rulesets_field_names():
         ],
     }
     out = filter_event("damage.dealt", dealt, hidden)
-    assert _numbers({k: v for k, v in out.items() if k != "rolls"}) == []
+    # What the hero rolled before the enemy's defences stays beside those dice: their total, nothing more.
+    assert _numbers({k: v for k, v in out.items() if k != "rolls"}) == [(".raw", 9)]
+    assert "raw" not in filter_event("damage.dealt", {**dealt, "actor": "e2"}, {"e1", "e2"})
     assert [r["purpose"] for r in out["rolls"]] == ["damage", "luck roll"]  # the hero's own dice (ENG-2)
     self_heal = {
         "actor": "e1",

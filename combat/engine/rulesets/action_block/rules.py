@@ -26,6 +26,7 @@ from combat.engine.rulesets.base import (
     obstacles,
     order_with_rolloffs,
 )
+from combat.engine.words import count
 
 if TYPE_CHECKING:
     from combat.engine.state import BattleState, Combatant
@@ -256,7 +257,7 @@ def pick_targets(
     if len(set(raw)) != len(raw):
         return Refusal("Each target once.")
     if len(raw) > most:
-        return Refusal(f"At most {most} target{'s' if most > 1 else ''}.")
+        return Refusal(f"At most {count(most, 'target')}.")
     for tid in raw:
         if tid not in allowed:
             t = state.combatants.get(tid)

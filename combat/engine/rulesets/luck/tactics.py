@@ -17,6 +17,7 @@ from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition
 from combat.engine.rulesets.luck.rules import ability_for, ref_of
 from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, expected_past
+from combat.engine.words import count
 
 if TYPE_CHECKING:
     from combat.engine.state import Combatant, Decision
@@ -93,7 +94,7 @@ class LuckTactics(Tactics):
                 yield Candidate(
                     best[0] / a["cost"] * (1.0 if a["cost"] <= c.resources.get("actions", 0) else 0.0),
                     self.aim(c, o, None, best[1]),
-                    f"{c.name} casts {a['name']}: it catches {best[2]} foes.",
+                    f"{c.name} casts {a['name']}: it catches {count(best[2], 'foe')}.",
                 )
             return
         yield from self.hits(

@@ -33,7 +33,7 @@ from combat.engine.rulesets.mist.rules import (
     terrain,
     turn_flags,
 )
-from combat.engine.words import square
+from combat.engine.words import count, square
 
 if TYPE_CHECKING:
     from combat.engine.actions import Action
@@ -108,7 +108,7 @@ def act_move(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return path
     left = c.resources.get("move", 0)
     if len(path) > left:
-        return Refusal(f"That is {len(path)} squares; {c.name} has {left} left this turn.")
+        return Refusal(f"That is {count(len(path), 'square')}; {c.name} has {left} left this turn.")
     walk(ctx, c.id, [list(s) for s in path], [], spend=True)
     return None
 
@@ -535,9 +535,7 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
         opts.append(
             ActionOption(
                 "rampart",
-                "Lower your rampart"
-                if on
-                else f"Raise a rampart ({n} square{'s' if n != 1 else ''} around you)",
+                "Lower your rampart" if on else f"Raise a rampart ({count(n, 'square')} around you)",
                 {},
                 params={"on": not on},
             )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from combat.engine.board import Square, manhattan
 from combat.engine.rulesets.base import blocked_by, definitions
+from combat.engine.words import count
 
 if TYPE_CHECKING:
     from combat.engine.state import BattleState, Combatant
@@ -342,7 +343,7 @@ def gate(state: BattleState, c: Combatant, kind: str, cost: int, mp: int, spell:
         return slots
     have = c.resources.get("slots", 0)
     if slots > have:
-        return f"Needs {slots} action slot{'s' if slots != 1 else ''}; {have} left."
+        return f"Needs {count(slots, 'action slot')}; {have} left."
     if mp > c.resources.get("mp", 0):
         return f"Needs {mp} MP; {c.name} has {c.resources.get('mp', 0)}."
     if kind == "move":

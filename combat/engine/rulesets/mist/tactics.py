@@ -20,6 +20,7 @@ from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition, definitions
 from combat.engine.rulesets.mist.rules import rampart_range, stat
 from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected
+from combat.engine.words import count
 
 if TYPE_CHECKING:
     from combat.engine.state import Combatant, Decision
@@ -102,8 +103,7 @@ class MistTactics(Tactics):
                 yield Candidate(
                     best[0] / per - price,
                     self.aim(c, o, None, best[1]),
-                    f"{c.name} casts {a['name']}: it catches {best[2]} foe{'s' if best[2] > 1 else ''} "
-                    f"and no friend.",
+                    f"{c.name} casts {a['name']}: it catches {count(best[2], 'foe')} and no friend.",
                 )
             return
         if a["status"] and not a["damage"]:

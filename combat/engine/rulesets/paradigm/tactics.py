@@ -26,6 +26,7 @@ from combat.engine.rulesets.paradigm.rules import (
     weapon_dice,
 )
 from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected
+from combat.engine.words import count
 
 if TYPE_CHECKING:
     from combat.engine.state import Combatant, Decision
@@ -110,7 +111,7 @@ class ParadigmTactics(Tactics):
             hit = [t for t in hit if sight.known(t)]
             if kind in ("physical", "magical"):
                 worth = sum(self.harm_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
-                why = f"it hits all {len(hit)} foes"
+                why = f"it hits all {count(len(hit), 'foe')}"
             elif kind == "heal":
                 worth = sum(self.heal_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
                 why = "the side is hurt"
