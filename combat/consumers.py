@@ -297,7 +297,9 @@ class BattleConsumer(sockets.PushConsumer):
             if mark["kind"] == "ping":
                 await self.send(text_data=json.dumps({"notice": marks.TOO_MANY_PINGS}))
             return
-        mark.update(by=self.user.get_username(), user=self.user_id)
+        mark.update(
+            by=self.user.first_name or self.user.get_username(), user=self.user_id
+        )  # its display name
         message = {"type": "table.mark", "mark": mark, "sender": self.channel_name}
         await sockets.safe_group_send(self.channel_layer, live.battle_group(self.battle_id), message)
 

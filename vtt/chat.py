@@ -39,6 +39,7 @@ from combat.sockets import campaign_group
 from vtt.access import can_see_sheet
 from vtt.chat_commands import MAX_LENGTH, ChatError, SheetRef, clean, compose, sheet_numbers
 from vtt.models import Campaign, Character, ChatMessage, Membership, Role
+from vtt.names import display_name
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ def _recipient(campaign_id: int, name: str, sender: Any) -> Membership | str:
     """The member a whisper goes to, by user name or by the name of a character they own."""
     members = list(Membership.objects.filter(campaign_id=campaign_id).select_related("user"))
     key = name.lower()
-    found = [m for m in members if m.user.get_username().lower() == key]
+    found = [m for m in members if key in (m.user.get_username().lower(), display_name(m.user).lower())]
     if not found:
         owners = {
             owner
@@ -304,10 +305,10 @@ def _jinja(name: str, ctx: dict[str, Any]) -> str:
 
 def _line(message: ChatMessage) -> str:
     """A line as every reader sees it, with the slot of each reader's buttons: rendered once a change."""
-    recipient = message.recipient.get_username() if message.recipient_id and message.recipient else ""
+    recipient = display_name(message.recipient) if message.recipient_id and message.recipient else ""
     view = {
         "id": message.pk,
-        "author": message.author.get_username(),
+        "author": display_name(message.author),
         "kind": message.kind,
         "audience": message.audience,
         "to": recipient,
