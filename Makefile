@@ -35,7 +35,7 @@ migrate: runtime
 # 0.0.0.0: the home network too), a wrong setting said in one line. It migrates, loads the demo (a battle
 # in progress in each ruleset), deletes day-old "Try a battle" tables (then every hour) and serves.
 run: runtime
-	HOST=$(HOST) PORT=$(PORT) $(PY) -m vtt.serve
+	@HOST=$(HOST) PORT=$(PORT) $(PY) -m vtt.serve
 
 # The browser tests need Chromium and redis-server. Missing, they are installed with Debian's
 # packages when make runs as root; otherwise make stops with one line saying how. The browser run

@@ -283,11 +283,14 @@ def start(host: str, port: int) -> None:
     call_command("seed_demo")
     call_command("cleanup_trials")
     every(CLEANUP_EVERY, partial(call_command, "cleanup_trials"))
-    shown = "localhost" if host in ("127.0.0.1", "localhost") else host
+    shown = "localhost" if host in ("127.0.0.1", "localhost", *ANY_ADDRESS) else host
     print(f"Serving on http://{shown}:{port} (Ctrl-C to stop).")
     if host in ANY_ADDRESS:
-        urls = ", ".join(f"http://{a}:{port}" for a in lan_addresses())
-        print(f"Phones on your home network: {urls or 'this computer’s address'}, port {port}.")
+        urls = (
+            " or ".join(f"http://{a}:{port}" for a in lan_addresses())
+            or f"this computer's address, port {port}"
+        )
+        print(f"On your home network, phones open {urls}.")
     from daphne.cli import CommandLineInterface  # type: ignore[import-untyped]  # daphne ships no types
 
     CommandLineInterface().run(["-b", host or "0.0.0.0", "-p", str(port), "vtt.asgi:application"])
