@@ -69,7 +69,7 @@ def test_changing_ruleset_swaps_house_rules_with_htmx(as_user, outsider):
         reverse("campaign_create"), {"ruleset": "paradigm"}, HTTP_HX_REQUEST="true"
     )
     page = response.content.decode()
-    assert page.lstrip().startswith('<div id="house-rules"')
+    assert page.lstrip().startswith('<fieldset id="house-rules"')
     assert "<html" not in page
     for spec in get_ruleset("paradigm").option_schema():
         assert f'name="opt_{spec.key}"' in page
