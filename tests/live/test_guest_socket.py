@@ -3,8 +3,6 @@ membership-revocation code (4403), and a guest's socket reaches only its own cam
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
@@ -12,7 +10,7 @@ from django.urls import reverse
 
 from combat import services
 from combat.consumers import CLOSE_REVOKED
-from tests.sockets import campaign_socket, communicator
+from tests.sockets import campaign_socket, closed, communicator
 from tests.table import make_campaign, table
 from vtt.guest_models import Guest
 from vtt.models import Invite, Membership, Role
@@ -35,18 +33,6 @@ def _remove(gm, campaign_id: int, membership_id: int) -> int:
     return client.post(reverse("member_remove", args=[campaign_id, membership_id])).status_code
 
 
-async def _close_code(comm, timeout: float = 2.0) -> int | None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if await comm.receive_nothing(timeout=0.02, interval=0.005):
-            continue
-        output = await comm.receive_output(timeout=1)
-        if output["type"] == "websocket.close":
-            return output.get("code")
-    return None
-
-
 async def test_the_gm_removes_a_guest_and_its_sockets_close():
     users, campaign, battle = await database_sync_to_async(table)()
     cookie, seat = await database_sync_to_async(_guest_joins)(campaign, users["gm"])
@@ -55,8 +41,8 @@ async def test_the_gm_removes_a_guest_and_its_sockets_close():
     try:
         assert (await on_battle.connect())[0] and (await on_campaign.connect())[0]
         assert await database_sync_to_async(_remove)(users["gm"], campaign.pk, seat) == 302
-        assert await _close_code(on_battle) == CLOSE_REVOKED
-        assert await _close_code(on_campaign) == CLOSE_REVOKED
+        assert (await closed(on_battle, 2.0))["code"] == CLOSE_REVOKED
+        assert (await closed(on_campaign, 2.0))["code"] == CLOSE_REVOKED
         # And it cannot come back: the account went with its seat.
         again = communicator(battle.pk, cookie)
         assert not (await again.connect())[0]
