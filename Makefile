@@ -6,22 +6,36 @@ PYTEST := $(VENV)/bin/pytest
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-fast test-e2e lint rules bench bench-push profile migrate browser-deps
+.PHONY: install runtime run test test-fast test-e2e lint rules bench bench-push profile migrate browser-deps
+
+# What the server needs and nothing else (no test, lint or benchmark tools): `make run`.
+RUNTIME_INSTALL := -e .
+# `make test`, `make lint` and the benchmarks add the dev extras and the ASGI servers bench/ compares.
+DEV_INSTALL := -e ".[dev,servers]"
+
+$(VENV)/.runtime: pyproject.toml requirements.lock
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c requirements.lock $(RUNTIME_INSTALL)
+	touch $@
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c requirements.lock -e ".[dev,servers]"
+	$(PY) -m pip install -q -c requirements.lock $(DEV_INSTALL)
 	touch $@
 
+runtime: $(VENV)/.runtime
 install: $(VENV)/.installed
 
-migrate: install
+migrate: runtime
 	$(PY) manage.py migrate --noinput
 
-run: migrate
-	$(PY) manage.py seed_demo
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) vtt.asgi:application
+# The embedded server (vtt/serve.py): DEBUG off, plain http on HOST (127.0.0.1: this computer only;
+# 0.0.0.0: the home network too), a wrong setting said in one line. It migrates, loads the demo (a battle
+# in progress in each ruleset), deletes day-old "Try a battle" tables (then every hour) and serves.
+run: runtime
+	@HOST=$(HOST) PORT=$(PORT) $(PY) -m vtt.serve
 
 # The browser tests need Chromium and redis-server. Missing, they are installed with Debian's
 # packages when make runs as root; otherwise make stops with one line saying how. The browser run

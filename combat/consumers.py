@@ -50,6 +50,7 @@ from vtt import chat
 from vtt.access import battle_access
 from vtt.clientaddr import scope_address
 from vtt.models import Role
+from vtt.names import display_name
 
 MAX_MESSAGE = 2048
 SYNC_EVERY = 0.25  # seconds between two full renders asked by one socket
@@ -85,7 +86,7 @@ def _entry(user: Any, battle_id: int, session_key: str | None) -> tuple[str, int
 def _signed(battle_id: int, campaign_id: int, user_id: str, user: Any) -> tuple[str, str]:
     """Who a ping or ruler is from, as the table knows them (``marks.signature``), and their colour."""
     combatants = Battle.objects.filter(pk=battle_id).values_list("snapshot__combatants", flat=True).first()
-    name = marks.signature(combatants, user_id, chat.person_name(user))
+    name = marks.signature(combatants, user_id, display_name(user))
     return name, marks.colour(user_id, members_of(campaign_id))
 
 

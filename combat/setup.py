@@ -43,10 +43,12 @@ def numbered_names(base: str, existing: list[str], count: int) -> list[str]:
 
 @dataclass
 class Recruit:
-    """A campaign character to add ``count`` times (copies get numbered names)."""
+    """A campaign character to add ``count`` times (copies get numbered names); ``side``: another side
+    than its kind's (an NPC fighting with the party)."""
 
     character: Any
     count: int = 1
+    side: str | None = None
 
 
 def _taken(state: Any) -> set[tuple[int, int]]:
@@ -126,6 +128,7 @@ def add_recruits(
         if problem:
             raise SetupFailed(problem)
         params = services.character_params(character)
+        params["side"] = recruit.side or params["side"]
         names = numbered_names(character.name, names_so_far, recruit.count)
         names_so_far += names
         planned += [(character, params, name) for name in names]

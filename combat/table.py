@@ -79,7 +79,7 @@ class Table:
     battle: Battle
     state: BattleState
     events: list[LogRow]  # newest first, each seq once
-    members: dict[str, tuple[str, str]]  # user id -> (role, username)
+    members: dict[str, tuple[str, str]]  # user id -> (role, display name)
     faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
     _memo: dict[Hashable, Any] = field(default_factory=dict)
 
@@ -182,7 +182,7 @@ def newest_first(new: list[LogRow], older: list[LogRow]) -> list[LogRow]:
 
 
 def members_of(campaign_id: int) -> dict[str, tuple[str, str]]:
-    """user id -> (role, username) of a campaign, cached briefly: every action of a table needs it.
+    """user id -> (role, display name) of a campaign, cached briefly: every action of a table needs it.
 
     Only names and who gets a per-user push depend on it; access is checked
     on every request and socket against the database.
@@ -190,9 +190,9 @@ def members_of(campaign_id: int) -> dict[str, tuple[str, str]]:
     members = MEMBERS.get(campaign_id)
     if members is None:
         members = MEMBERS[campaign_id] = {
-            str(uid): (role, name)
-            for uid, role, name in Membership.objects.filter(campaign_id=campaign_id).values_list(
-                "user_id", "role", "user__username"
+            str(uid): (role, shown or name)  # the name its owner gave (a guest's), else the username
+            for uid, role, name, shown in Membership.objects.filter(campaign_id=campaign_id).values_list(
+                "user_id", "role", "user__username", "user__first_name"
             )
         }
     return members

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from combat import archive_views, odds_views, views
+from combat import archive_views, odds_views, trial_views, views
 
 urlpatterns = [
+    path("try/", trial_views.trial_start, name="trial_start"),
     path("campaigns/<int:pk>/battles/new/", views.battle_new, name="battle_new"),
     path("battles/<int:pk>/", views.battle_page, name="battle"),
     path("battles/<int:pk>/act", views.battle_act, name="battle_act"),

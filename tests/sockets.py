@@ -110,3 +110,16 @@ async def at_page(comm, battle_id: int) -> None:
     )()
     await comm.send_to(text_data=json.dumps({"type": "sync", "seq": seq, "version": version}))
     await frames(comm, 0.3)  # nothing comes back: the page is up to date
+
+
+async def closed(comm, timeout: float) -> dict:
+    """The close frame the socket receives within ``timeout`` (HTML or presence frames before it are skipped)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if await comm.receive_nothing(timeout=0.02, interval=0.005):
+            continue
+        output = await comm.receive_output(timeout=1)
+        if output["type"] == "websocket.close":
+            return output
+    raise AssertionError(f"the socket was not closed within {timeout} s")

@@ -39,6 +39,7 @@ from combat.sockets import campaign_group
 from vtt.access import can_see_sheet
 from vtt.chat_commands import HELP, MAX_LENGTH, ChatError, Person, SheetRef, clean, compose, sheet_numbers
 from vtt.models import Campaign, Character, CharacterKind, ChatMessage, Membership, Role
+from vtt.names import display_name
 
 log = logging.getLogger(__name__)
 
@@ -146,11 +147,6 @@ def sheets_for(campaign: Campaign, user: Any, membership: Membership) -> list[Sh
     return out
 
 
-def person_name(user: Any) -> str:
-    """How a member is shown: their display name (first and last), else their user name."""
-    return str(user.get_full_name() or user.get_username())
-
-
 def people_for(campaign_id: int) -> list[Person]:
     """Whom a whisper may reach: every member, by their player characters' names, display name and user
     name (names every member may know: PCs are no secret, the GM's NPCs never count)."""
@@ -163,7 +159,7 @@ def people_for(campaign_id: int) -> list[Person]:
     out = []
     for m in members:
         names = [*pcs.get(m.user_id, []), m.user.get_full_name(), m.user.first_name, m.user.get_username()]
-        out.append(Person(m.user_id, person_name(m.user), tuple(dict.fromkeys(n for n in names if n))))
+        out.append(Person(m.user_id, display_name(m.user), tuple(dict.fromkeys(n for n in names if n))))
     return out
 
 
@@ -328,10 +324,10 @@ def _jinja(name: str, ctx: dict[str, Any]) -> str:
 
 def _line(message: ChatMessage) -> str:
     """A line as every reader sees it, with the slot of each reader's buttons: rendered once a change."""
-    recipient = person_name(message.recipient) if message.recipient_id and message.recipient else ""
+    recipient = display_name(message.recipient) if message.recipient_id and message.recipient else ""
     view = {
         "id": message.pk,
-        "author": person_name(message.author),
+        "author": display_name(message.author),
         "kind": message.kind,
         "audience": message.audience,
         "to": recipient,

@@ -27,6 +27,7 @@ from combat.engine.rulesets import RULESETS, get_ruleset, ruleset_choices
 from combat.engine.schema import Field, SheetSchema
 from vtt.content import campaign_content, clean_content_value, content_choices
 from vtt.forminput import InputRefused
+from vtt.guest_models import GUEST_PREFIX
 from vtt.images import BadImage, MapPicture, Portrait, map_from, portrait_from
 from vtt.models import (
     AccountName,
@@ -264,6 +265,11 @@ class CampaignForm(SchemaFieldsMixin, forms.ModelForm[Campaign]):
         add_schema_fields(self, self.option_schema, OPTION_PREFIX, values)
         self.ruleset_changed = False
 
+    @property
+    def ruleset_cards(self) -> list[dict[str, str]]:
+        """Each ruleset a new campaign may take: its key, its name and what kind of game it is."""
+        return [{"key": key, "name": r.name, "summary": r.summary} for key, r in RULESETS.items()]
+
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
@@ -486,6 +492,12 @@ class SignupForm(UserCreationForm[User]):
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # One line each, so that the button stays on a phone's screen (Django's list of four rules does not).
+        self.fields["username"].help_text = "Letters, digits and @ . + - _ only."
+        self.fields["password1"].help_text = "At least 8 characters, not only digits, not a common password."
+
     def clean_username(self) -> str:
         # Called only once the field cleaned, so the name is there (a str, maybe empty).
         username: str = self.cleaned_data["username"]
@@ -496,7 +508,7 @@ class SignupForm(UserCreationForm[User]):
                 "Write your username in one alphabet (do not mix, say, Latin and Cyrillic letters).",
                 code="mixed_scripts",
             )
-        if username_taken(username):
+        if username_taken(username) or username.lower().startswith(GUEST_PREFIX):
             raise ValidationError(UNAVAILABLE, code="unavailable")
         return username
 

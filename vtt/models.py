@@ -64,6 +64,8 @@ class Campaign(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_campaigns"
     )
     created = models.DateTimeField(auto_now_add=True)
+    # A table made by "Try a battle" for one visitor: deleted with its guest after a day (cleanup_trials).
+    throwaway = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ("name", "pk")
@@ -473,6 +475,9 @@ class ChatMessage(models.Model):
     def __str__(self) -> str:
         return f"{self.author} in {self.campaign}: {self.text[:40]}"
 
+
+# A model of this app kept in a module of its own; imported here so that Django registers it.
+from vtt.guest_models import Guest as Guest  # noqa: E402
 
 for _model in (Character, MapImage):
     post_delete.connect(_files_of_deleted, sender=_model, dispatch_uid=f"files-of-deleted-{_model.__name__}")

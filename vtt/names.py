@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from typing import Any
 
 from confusable_homoglyphs import confusables
 
@@ -72,3 +73,10 @@ def skeleton(name: str) -> str:
     """The key two names share when they look alike (NFKC, the UTS #39 map, case folded, the map again)."""
     folded = _map(_map(unicodedata.normalize("NFKC", name)).casefold())
     return "".join(LATIN_EXTRA.get(ch, ch) for ch in folded)
+
+
+def display_name(user: Any) -> str:
+    """What the table calls an account: the name its owner gave (a guest's, or a kept guest's, in
+    ``first_name``), else its username."""
+    first = str(getattr(user, "first_name", "") or "").strip()
+    return first or str(user.get_username())

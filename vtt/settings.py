@@ -18,6 +18,8 @@ import django_stubs_ext
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from vtt.keyfile import kept_secret_key
+
 # Lets the code write the generic types django-stubs checks (``ModelForm[Campaign]``, ``ModelAdmin[Battle]``)
 # as class bases: it adds ``__class_getitem__`` to the Django classes that lack one at run time.
 django_stubs_ext.monkeypatch()
@@ -38,8 +40,15 @@ def env_list(name: str, default: str) -> list[str]:
 
 RUNNING_TESTS = "pytest" in sys.modules or bool(os.environ.get("PYTEST_VERSION"))
 DEV_SECRET_KEY = "dev-insecure-secret-key-do-not-use-in-production"
+# The embedded server (``make run``, vtt/serve.py) sets VTT_EMBEDDED=1, and DEBUG=0 unless asked: one
+# process on this machine or a home network, plain http, its secret key kept in DATA_DIR.
+EMBEDDED = env_bool("VTT_EMBEDDED", False)
+DATA_DIR = Path(os.environ.get("DATA_DIR") or BASE_DIR / "data")
 DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY") or DEV_SECRET_KEY  # set but empty counts as unset
+SECRET_KEY = os.environ.get("SECRET_KEY") or ""  # set but empty counts as unset
+if not SECRET_KEY and EMBEDDED:
+    SECRET_KEY = kept_secret_key(DATA_DIR / "secret_key")  # made on the first start
+SECRET_KEY = SECRET_KEY or DEV_SECRET_KEY
 if SECRET_KEY == DEV_SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (production).")
@@ -288,7 +297,8 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Production (and STATIC_MANIFEST=1): collectstatic writes hashed names plus gzip copies; whitenoise
 # serves them compressed with a year's cache. Development serves the files as they are.
-STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG)
+# The embedded server serves the files where they are (no collectstatic step before it starts).
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG and not EMBEDDED)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -320,8 +330,10 @@ REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(11 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(256 * 1024)))
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 400
 
-# Production hardening: on whenever DEBUG is off.
-if not DEBUG:
+# HTTPS hardening (redirect, secure cookies, HSTS): on whenever DEBUG is off, except on the embedded
+# server, which serves plain http on 127.0.0.1 and a home network unless HTTPS=1 (a TLS proxy in front).
+HTTPS = env_bool("HTTPS", not DEBUG and not EMBEDDED)
+if HTTPS:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -367,6 +379,6 @@ LOGGING = {
     "loggers": {"channels_redis.pubsub": {"filters": ["client_gone"]}},
 }
 
-# Development: serve static files straight from the finders (no collectstatic step).
-WHITENOISE_USE_FINDERS = DEBUG and not STATIC_MANIFEST
+# Development and the embedded server: serve static files straight from the finders (no collectstatic step).
+WHITENOISE_USE_FINDERS = (DEBUG or EMBEDDED) and not STATIC_MANIFEST
 WHITENOISE_AUTOREFRESH = DEBUG and not STATIC_MANIFEST

@@ -25,6 +25,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from combat.engine.rulesets import RULESETS
 from combat.table import forget_faces
 from vtt import chat
 from vtt.access import (
@@ -46,6 +47,7 @@ from vtt.forms import (
     MapUploadForm,
     SignupForm,
 )
+from vtt.guests import display_name, may_create_campaigns
 from vtt.models import Campaign, CharacterKind, Invite, InviteError, MapImage, Membership, Role
 from vtt.requests import HtmxRequest, MemberRequest
 from vtt.throttle import signup_allowed, signup_failed
@@ -66,7 +68,8 @@ def _next_url(request: HttpRequest, default: str = "campaigns") -> str:
 def home(request: HtmxRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("campaigns")
-    return render(request, "vtt/home.html")
+    rulesets = [{"key": key, "name": r.name, "summary": r.summary} for key, r in RULESETS.items()]
+    return render(request, "vtt/home.html", {"rulesets": rulesets})
 
 
 def _invite_in(target: str) -> Invite | None:
@@ -94,11 +97,11 @@ def _join_after_auth(request: HttpRequest, user: User, target: str) -> str:
     except InviteError:
         return target  # the invite page says why
     if created:
-        messages.success(request, _joined_text(invite.campaign, membership))
+        messages.success(request, joined_text(invite.campaign, membership))
     return invite.campaign.get_absolute_url()
 
 
-def _joined_text(campaign: Campaign, membership: Membership) -> str:
+def joined_text(campaign: Campaign, membership: Membership) -> str:
     text = f"You joined “{campaign}” as {membership.get_role_display().lower()}."
     return text + " Make your character next." if membership.is_player else text
 
@@ -126,12 +129,14 @@ def signup(request: HtmxRequest) -> HttpResponse:
             form.add_error("username", UNAVAILABLE)
             return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.get_username()}.")
         target = _join_after_auth(request, user, _next_url(request))
         if target == "campaigns":  # a new account of no campaign: its first step is making one
-            messages.info(request, "Make your first campaign, or open an invite link a GM sent you.")
+            messages.success(
+                request,
+                f"Welcome, {display_name(user)}. Make your first campaign, or open an invite link a GM sent you.",
+            )
             return redirect("campaign_create")
-        return redirect(target)
+        return redirect(target)  # an invite's campaign says "You joined ..." (_join_after_auth)
     if invite is not None:  # refused (a taken name...): counts against the address too
         signup_failed(request)
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})
@@ -165,6 +170,9 @@ def campaign_list(request: MemberRequest) -> HttpResponse:
 
 @login_required
 def campaign_create(request: MemberRequest) -> HttpResponse:
+    if not may_create_campaigns(request.user):
+        messages.info(request, "Keep your account (a username and a password) to make campaigns of your own.")
+        return redirect("keep_account")
     if request.method == "POST":
         form = CampaignForm(request.POST)
         if form.is_valid():
@@ -205,7 +213,7 @@ def campaign_edit(request: MemberRequest, pk: int) -> HttpResponse:
     )
 
 
-def _campaign_context(
+def campaign_context(
     request: MemberRequest, campaign: Campaign, membership: Membership, **extra: Any
 ) -> dict[str, Any]:
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
@@ -226,9 +234,9 @@ def _campaign_context(
         invites = campaign.invites.filter(expires_at__gt=timezone.now()).order_by("-created", "-pk")
         context["invites"] = invites
         if not any(m.role != Role.GM for m in members):  # nobody to play yet: the link comes first
-            context["first_invite"] = next(
-                (i for i in invites if i.role == Role.PLAYER and i.is_valid()), None
-            )
+            first = next((i for i in invites if i.role == Role.PLAYER and i.is_valid()), None)
+            context["first_invite"] = first  # shown once: in its card, not again in the list
+            context["invites"] = [i for i in invites if i != first]
         context.setdefault("invite_form", InviteForm())
     context.update(extra)
     return context
@@ -249,7 +257,7 @@ def _house_rule_rows(campaign: Campaign) -> list[tuple[str, object, str]]:
 @login_required
 def campaign_detail(request: MemberRequest, pk: int) -> HttpResponse:
     campaign, membership = campaign_for(request, pk)
-    context = _campaign_context(
+    context = campaign_context(
         request, campaign, membership, **chat.panel_context(campaign, request.user, membership.role)
     )
     return render(request, "vtt/campaign_detail.html", context)
@@ -271,18 +279,20 @@ def member_role(request: MemberRequest, pk: int, member_pk: int) -> HttpResponse
             .values_list("pk", flat=True)
         )
         member.refresh_from_db(fields=["role"])
-        if member.role == Role.GM and role != Role.GM and len(gm_ids) <= 1:
+        if member.user_id == request.user.pk:
+            messages.error(request, "You cannot change your own role: another game master can.")
+        elif member.role == Role.GM and role != Role.GM and len(gm_ids) <= 1:
             messages.error(request, "A campaign needs at least one game master.")
         else:
             member.role = role
             member.save(update_fields=["role"])
             messages.success(
-                request, f"{member.user.get_username()} is now {member.get_role_display().lower()}."
+                request, f"{display_name(member.user)} is now {member.get_role_display().lower()}."
             )
     if request.htmx:
         refreshed = membership_for(request.user, campaign)
         assert refreshed is not None  # a GM's own membership (campaign_for above)
-        context = _campaign_context(request, campaign, refreshed)
+        context = campaign_context(request, campaign, refreshed)
         return render(request, "vtt/campaign_detail.html#members", context)
     return redirect(campaign)
 
@@ -300,7 +310,7 @@ def invite_create(request: MemberRequest, pk: int) -> HttpResponse:
         messages.success(request, "Invite link created: share it with your players.")
     if request.htmx:
         extra = {"new_invite": new_invite, "invite_form": InviteForm() if new_invite else form}
-        context = _campaign_context(request, campaign, membership, **extra)
+        context = campaign_context(request, campaign, membership, **extra)
         return render(request, "vtt/campaign_detail.html#invites", context)
     if not new_invite:
         messages.error(request, "The invite was not created: check its settings.")
@@ -314,41 +324,10 @@ def invite_revoke(request: MemberRequest, pk: int, invite_pk: int) -> HttpRespon
     get_object_or_404(Invite, campaign=campaign, pk=invite_pk).delete()
     if request.htmx:
         return render(
-            request, "vtt/campaign_detail.html#invites", _campaign_context(request, campaign, membership)
+            request, "vtt/campaign_detail.html#invites", campaign_context(request, campaign, membership)
         )
     messages.success(request, "Invite link revoked.")
     return redirect(campaign)
-
-
-def join(request: HtmxRequest, token: str) -> HttpResponse:
-    invite = get_object_or_404(Invite.objects.select_related("campaign", "created_by"), token=token)
-    if not request.user.is_authenticated:
-        # Welcome first: who invites you to what; sign up (or log in) and join in one submit.
-        context: dict[str, Any] = {
-            "invite": invite,
-            "problem": invite.problem(),
-            "next": request.path,
-            "signup_form": SignupForm(),
-            "login_form": LoginForm(request),
-        }
-        return render(request, "vtt/join.html", context, status=410 if invite.problem() else 200)
-    user = request.user
-    assert isinstance(user, User)  # authenticated, just checked
-    membership = membership_for(user, invite.campaign)
-    problem = None if membership else invite.problem()
-    if request.method == "POST":
-        try:
-            membership, created = invite.redeem(user)
-        except InviteError as exc:
-            problem = str(exc)
-        else:
-            if created:
-                messages.success(request, _joined_text(invite.campaign, membership))
-            else:
-                messages.info(request, "You are already a member of this campaign.")
-            return redirect(invite.campaign)
-    context = {"invite": invite, "membership": membership, "problem": problem}
-    return render(request, "vtt/join.html", context, status=410 if problem else 200)
 
 
 # --- characters --------------------------------------------------------------------------------
@@ -368,9 +347,9 @@ def character_create(request: MemberRequest, pk: int) -> HttpResponse:
     if chosen in by_slug:
         initial["name"], sheet = by_slug[chosen]
     elif by_slug and request.method == "GET":
-        # A blank sheet would have no attack at all: start from the first template, name left to choose.
+        # A blank sheet would have no attack at all: start from the first template, named after it.
         chosen = next(iter(by_slug))
-        sheet = by_slug[chosen][1]
+        initial["name"], sheet = by_slug[chosen]
     form = CharacterForm(
         request.POST or None,
         request.FILES or None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from vtt import chat_views, homebrew_views, views
+from vtt import chat_views, guest_views, homebrew_views, views
 
 
 class IdConverter:
@@ -27,14 +27,16 @@ urlpatterns = [
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/keep/", guest_views.keep_account, name="keep_account"),
     path("campaigns/", views.campaign_list, name="campaigns"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
     path("campaigns/<id:pk>/", views.campaign_detail, name="campaign"),
     path("campaigns/<id:pk>/edit/", views.campaign_edit, name="campaign_edit"),
     path("campaigns/<id:pk>/members/<id:member_pk>/role/", views.member_role, name="member_role"),
+    path("campaigns/<id:pk>/members/<id:member_pk>/remove/", guest_views.member_remove, name="member_remove"),
     path("campaigns/<id:pk>/invites/new/", views.invite_create, name="invite_create"),
     path("campaigns/<id:pk>/invites/<id:invite_pk>/revoke/", views.invite_revoke, name="invite_revoke"),
-    path("join/<str:token>/", views.join, name="join"),
+    path("join/<str:token>/", guest_views.join, name="join"),
     path("campaigns/<id:pk>/maps/", views.map_library, name="map_library"),
     path("campaigns/<id:pk>/maps/<id:map_pk>/delete/", views.map_delete, name="map_delete"),
     path("campaigns/<id:pk>/characters/new/", views.character_create, name="character_create"),

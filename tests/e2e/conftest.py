@@ -233,3 +233,21 @@ def _media_in_a_temporary_folder(_session_media, settings):
     FACES.clear()
     yield _session_media
     FACES.clear()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The figures the sit-down tests measured (their ``sitdown`` user property, tests/e2e/sitdown.py), one
+    line each after the run: ``join ruleset=<key> player taps=<N> chars=<M> klm_s=<S>``, ``try ...``.
+    Read from the reports, so lines from pytest-xdist's workers are printed too."""
+    lines = [
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", "") == "call"
+        for key, value in getattr(report, "user_properties", ())
+        if key == "sitdown"
+    ]
+    if lines:
+        terminalreporter.write_sep("-", "sit down and play")
+        for line in sorted(lines):
+            terminalreporter.write_line(line)

@@ -21,6 +21,7 @@ from channels.layers import get_channel_layer
 from django.test import Client
 
 from combat import consumers, live, sockets
+from tests.sockets import closed as _closed
 from tests.sockets import communicator, connect, frames, gm_skips, presence_lines
 from tests.table import SECRET_HP
 from vtt.models import Membership
@@ -32,19 +33,6 @@ def _set_role(campaign, user, role):
     membership = Membership.objects.get(campaign=campaign, user=user)
     membership.role = role
     membership.save()
-
-
-async def _closed(comm, timeout: float) -> dict:
-    """The close frame the socket receives within ``timeout`` (HTML or presence frames before it are skipped)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if await comm.receive_nothing(timeout=0.02, interval=0.005):
-            continue
-        output = await comm.receive_output(timeout=1)
-        if output["type"] == "websocket.close":
-            return output
-    raise AssertionError(f"the socket was not closed within {timeout} s")
 
 
 async def test_a_demoted_gms_next_sync_and_next_push_carry_player_regions_only(live_table):

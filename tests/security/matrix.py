@@ -123,6 +123,31 @@ MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
     # Anonymous visitors get the welcome page (sign up or log in to join); nothing changes for them.
     ("join", "join", ("token",), "get", None, (200, 200, 200, 200, 200, 200, 200)),
     ("join-post", "join", ("token",), "post", lambda w: {}, (200, 302, 302, 302, 302, 302, 302)),
+    # Keeping an account is a guest's (tests/web/test_guests.py); any other account is sent to its campaigns.
+    ("keep_account", "keep_account", (), "get", None, (L, 302, 302, 302, 302, 302, 302)),
+    (
+        "keep_account-post",
+        "keep_account",
+        (),
+        "post",
+        lambda w: {
+            "username": "kept",
+            "password1": "a-long-pass-phrase-7",
+            "password2": "a-long-pass-phrase-7",
+        },
+        (L, 302, 302, 302, 302, 302, 302),
+    ),
+    (
+        "member_remove",
+        "member_remove",
+        ("campaign", "observer_m"),
+        "post",
+        lambda w: {},
+        (L, 404, 404, 403, 403, 403, 302),
+    ),
+    # "Try a battle": a visitor gets a table of their own; an account is sent to its campaigns.
+    ("trial_start", "trial_start", (), "post", lambda w: {"ruleset": "luck"}, (302,) * 7),
+    ("trial_start-get", "trial_start", (), "get", None, (405,) * 7),
     ("character_create", "character_create", ("campaign",), "get", None, (L, 404, 404, 403, 200, 200, 200)),
     ("character-pc", "character", ("campaign", "ayla"), "get", None, (L, 404, 404, 200, 200, 200, 200)),
     (

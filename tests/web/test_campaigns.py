@@ -132,9 +132,18 @@ def test_gm_changes_a_role_but_never_removes_the_last_gm(as_user, gm, observer, 
     response = client.post(
         reverse("member_role", args=[campaign.pk, gm_m.pk]), {"role": "observer"}, follow=True
     )
-    assert "at least one game master" in response.content.decode()
+    assert "You cannot change your own role" in response.content.decode()
     gm_m.refresh_from_db()
     assert gm_m.role == Role.GM
+    # A second GM may demote the first, but then not be demoted by anyone: one GM stays.
+    observer_m.role = Role.GM
+    observer_m.save()
+    assert (
+        client.post(reverse("member_role", args=[campaign.pk, observer_m.pk]), {"role": "player"}).status_code
+        == 302
+    )
+    observer_m.refresh_from_db()
+    assert observer_m.role == Role.PLAYER
     assert (
         client.post(reverse("member_role", args=[campaign.pk, gm_m.pk]), {"role": "king"}).status_code == 400
     )

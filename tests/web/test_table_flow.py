@@ -404,15 +404,14 @@ def test_fewer_clicks_a_first_battle_is_ready_with_the_party_and_one_monster(as_
     assert re.search(r'name="party"[^>]*checked', page)
 
 
-@pytest.mark.parametrize("key", ["luck", "mist", "paradigm"])
-def test_point_7_three_house_rules_in_sight_and_the_rest_under_more(as_user, gm, key):
+@pytest.mark.parametrize("key", ["luck", "mist", "paradigm", "action-block"])
+def test_point_7_every_house_rule_waits_under_more_at_its_default(as_user, gm, key):
     page = as_user(gm).get(reverse("campaign_create") + f"?ruleset={key}").content.decode()
     shown, _, more = page.partition('<details class="more-rules"')
-    fields = get_ruleset(key).option_schema()
-    assert shown.count('name="opt_') == min(3, len(list(fields)))
-    if len(list(fields)) > 3:
-        assert "More house rules" in more and "each at the ruleset's default" in more
-        assert more.count('name="opt_') == len(list(fields)) - 3
+    fields = list(get_ruleset(key).option_schema())
+    assert shown.count('name="opt_') == 0
+    assert "More: house rules" in more and "at the ruleset's defaults" in more
+    assert more.count('name="opt_') == len(fields)
 
 
 def test_point_7_the_campaign_pages_house_rules_card_says_it_opens(as_user, gm):

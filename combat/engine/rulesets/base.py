@@ -179,6 +179,8 @@ class Ruleset:
 
     key: ClassVar[str] = ""
     name: ClassVar[str] = ""
+    #: One line saying what kind of game it is, in a player's words (the GM's ruleset choice, "Try a battle").
+    summary: ClassVar[str] = ""
     board: ClassVar[str] = "grid"
     source: ClassVar[str] = ""
     options: ClassVar[tuple[Field, ...]] = ()
@@ -209,9 +211,19 @@ class Ruleset:
     def option_schema(cls) -> SheetSchema:
         return SheetSchema(COMMON_OPTIONS + tuple(cls.options))
 
+    #: House rules a table with no game master needs beyond the defaults: no question may wait for one
+    #: (e.g. a prompt only the GM answers turned off). ``unattended_options`` adds them.
+    unattended: ClassVar[dict[str, Any]] = {}
+
     @classmethod
     def default_options(cls) -> dict[str, Any]:
         return {f.key: f.default for f in cls.option_schema()}
+
+    @classmethod
+    def unattended_options(cls) -> dict[str, Any]:
+        """The house rules of a table nobody runs ("Try a battle"): the defaults, the tactics playing the
+        monsters and NPCs on their turns and answering for them at once, and the ruleset's ``unattended``."""
+        return {**cls.default_options(), "monsters_act": True, "npc_reactions": "auto", **cls.unattended}
 
     @classmethod
     def validate_options(cls, data: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:

@@ -1,8 +1,10 @@
-"""Load the demo: a GM, two players, one campaign per ruleset with PCs and monsters.
+"""Load the demo: a GM, two players, one campaign per ruleset with PCs, monsters and a battle in progress.
 
 Sheets come from the ruleset package's ``HEROES`` and ``MONSTERS`` when it ships
 them, else from the schema's defaults; the player characters take the names of
 its ``DEMO_PARTY``.
+
+The battle is the combat app's (``combat.demo``, told through ``vtt.demo.campaign_seeded``).
 
 Idempotent: whatever already exists (found by username, campaign name and
 character name) is left exactly as it is, so a second run changes nothing.
@@ -20,6 +22,7 @@ from django.db import transaction
 
 from combat.engine.rulesets import RULESETS
 from combat.engine.rulesets.base import Ruleset
+from vtt.demo import campaign_seeded
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
 USERS = (
@@ -65,7 +68,7 @@ def party_for(ruleset: type[Ruleset]) -> tuple[str, ...]:
 
 
 class Command(BaseCommand):
-    help = "Create the demo users and one campaign per ruleset (safe to run again)."
+    help = "Create the demo users and one campaign per ruleset, each with a battle in progress (safe to run again)."
 
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
@@ -104,6 +107,9 @@ class Command(BaseCommand):
                 )
             for name, changes in monsters_for(ruleset).items():
                 created_any |= self._character(campaign, ruleset, name, CharacterKind.MONSTER, None, changes)
+            # Other apps' parts of the demo (combat: a battle in progress, so the table shows at once).
+            for _, made in campaign_seeded.send(sender=type(self), campaign=campaign, users=users):
+                created_any |= bool(made)
         self.stdout.write(
             ("Demo loaded." if created_any else "Demo already loaded; nothing changed.") + " Logins:"
         )

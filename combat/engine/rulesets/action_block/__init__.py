@@ -70,6 +70,8 @@ class ActionBlock(Ruleset):
 
     key = "action-block"
     name = "Action Block"
+    summary = "Modern action on 5 ft squares: guns, spells, dodges and blocks."
+    unattended = {"insanity": "off"}  # the Insanity Roll is a prompt only the GM answers
     board = "grid"
     source = "004_b1d5fda312bebd08.txt"
     options = OPTIONS

@@ -57,6 +57,7 @@ __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "Luck"]
 class Luck(Ruleset):
     key = "luck"
     name = "D20 Luck"
+    summary = "Classic d20 skirmish on a grid: two actions a turn, luck rolls to hit."
     board = "grid"
     source = "002_25917d096fedcdff.txt"
     options = OPTIONS

@@ -56,6 +56,7 @@ class Mist(Ruleset):
 
     key = "mist"
     name = "Mist & Rampart"
+    summary = "Fantasy tactics on a grid: actions, magic points, guarding ramparts."
     board = "grid"
     source = "000_6696e0bb94cf9e52.txt"
     options = OPTIONS

@@ -60,6 +60,7 @@ class Paradigm(Ruleset):
 
     key = "paradigm"
     name = "Paradigm Rows"
+    summary = "No map: two rows a side, action points, roles switched each round."
     board = "rows"
     source = "001_0762b94f804b6465.txt"
     options = OPTIONS
