@@ -168,7 +168,9 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
     g.click(gm.get_by_role("button", name="Create account"))
     gm.wait_for_url(re.compile(r".*/campaigns/new/$"))
     g.fill(gm.get_by_label("Name"), f"The {rules.name} table")
-    gm.locator(f"input[name=ruleset][value='{ruleset}']").check()  # the ruleset's card: a choice, as the select was
+    gm.locator(
+        f"input[name=ruleset][value='{ruleset}']"
+    ).check()  # the ruleset's card: a choice, as the select was
     g.fields += 1
     expect(gm.locator("#house-rules input[name=options_for]")).to_have_value(ruleset)
     snap_both(gm, f"{ruleset}-campaign-form")
