@@ -34,4 +34,4 @@ def battle_plans(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _answer(found: plans.Menu) -> HttpResponse:
-    return HttpResponse(render_to_string("combat/plan_menu.html", found.context), status=found.status)
+    return HttpResponse(render_to_string(plans.TEMPLATE, found.context), status=found.status)

@@ -6,7 +6,8 @@ the board; one Confirm plays the chosen plan. A tap on an ally shows heals and h
 empty square the move there. Only the viewer who acts now gets plans: the GM for the combatant whose
 turn it is, a player for their own; a player's plans are worked out on the battle as they may know
 it (nobody in fog), as their options are. The menu is rendered when asked (``combat/plan_menu.html``),
-never pushed.
+never pushed. While the GM plays a monster or NPC, the GM's menu of a token begins with what it can
+do to that token (``in_token_menu``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from combat.engine.board import METRICS
 from combat.engine.context import rules_for
 from combat.engine.plans import Plan, plans_on, plans_to
 from combat.engine.state import BattleState, Combatant
+from combat.engine.tactics import gm_may_leave
 from combat.engine.view import Viewer, unseen_ids
 from combat.engine.words import square_name
+from combat.presenters.render import render_one
 from combat.table import Table, battle_urls
 from combat.templatetags.battle_tags import cost_text, tojson_single_quoted
 from vtt.models import Role
@@ -134,3 +137,21 @@ def _away(state: BattleState, c: Combatant, t: Combatant | None, square: tuple[i
         return ""
     d = METRICS[rules_for(state).metric(state)](c.pos, where)
     return f"{d} square{'s' if d != 1 else ''} away"
+
+
+#: Where the GM's menu of a token (``combat/token_menu.html``) takes the plans of the turn.
+PLANS_MARK = "<!--plans-->"
+TEMPLATE = "combat/plan_menu.html"
+
+
+def in_token_menu(html: str, table: Table, cid: str) -> str:
+    """The GM's menu of the token ``cid`` with, at its top, what the monster or NPC whose turn it is can
+    do to it (to itself: only when something is available), each with its plan; else the menu as it is."""
+    c = _acting_for(table.state, Role.GM, None)
+    section = ""
+    if c is not None and gm_may_leave(c):
+        found = menu(table, Role.GM, None, cid, None)
+        shown = found.context.get("can_act") or (cid != c.id and found.context.get("plans"))
+        if found.status == 200 and shown:
+            section = render_one(TEMPLATE, {**found.context, "embedded": True})
+    return html.replace(PLANS_MARK, section, 1)
