@@ -52,6 +52,9 @@ def shots_folder() -> pathlib.Path | None:
 
 
 PHONE = {"width": 390, "height": 844}
+#: The name of a test report's user property holding a line for the run's summary (the counts of
+#: tests/e2e/test_table_flow.py and the tap-accuracy test), printed by ``pytest_terminal_summary``.
+FLOW_LINE = "summary-line"
 LAPTOP = {"width": 1280, "height": 800}
 
 
@@ -233,3 +236,19 @@ def _media_in_a_temporary_folder(_session_media, settings):
     FACES.clear()
     yield _session_media
     FACES.clear()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The lines the tests recorded for the summary (``FLOW_LINE``), in the order the tests ran."""
+    lines = [
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "call"
+        for name, value in getattr(report, "user_properties", ())
+        if name == FLOW_LINE
+    ]
+    if lines:
+        terminalreporter.section("counts")
+        for line in lines:
+            terminalreporter.write_line(line)

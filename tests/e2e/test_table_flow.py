@@ -1,10 +1,14 @@
 """The whole way to the first roll, counted in a real Chromium.
 
 A new GM (1280 px) signs up, makes a campaign, invites a player and copies the
-link; the player (a 390 x 844 phone) signs up through the link, makes a
-character from a template; the GM makes a battle with the party and two
-monsters and starts it; the player joins from the live notice and attacks.
-Each click or tap and each typed field is counted. One line per ruleset:
+link; the player (a 390 x 844 touch phone) signs up through the link and makes a
+character from the default template (whatever it is: no ranged shortcut); the GM
+makes a battle with the party and a monster and starts it, with the sides where the
+set-up puts them; when the monster acts first the GM plays its turn from the board
+(a tap on the hero, Confirm); the player joins from the live notice and attacks from
+the board: a tap on the monster, Confirm. Each click or tap and each typed field is
+counted; the counts are reported at the end of the run (``pytest_terminal_summary``
+in tests/e2e/conftest.py), one line per ruleset and who acts first:
 
     table-flow ruleset=<key> GM clicks=<N> player taps=<M> fields=<K>
 
@@ -14,20 +18,17 @@ With ``VTT_SHOTS`` set, screenshots of each new screen at 390 and 1280 px are sa
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
 from combat.engine.rulesets import get_ruleset
-from tests.e2e.conftest import LAPTOP, PHONE, SHOTS, save_shot
+from tests.e2e.conftest import FLOW_LINE, LAPTOP, PHONE, SHOTS, save_shot
 from tests.e2e.seats import WAIT, phone_layout_problems, wait_live
 
 PASSWORD = "a-long-pass-phrase-7"
-RULESETS = ["luck", "mist", "paradigm"]
-# The template the player picks: a hero with a ranged attack, so the first attack needs no move.
-HERO = {"luck": "Mage", "mist": "Mage", "paradigm": "Mage"}
+RULESETS = ["luck", "mist", "paradigm", "action-block"]
 
 
 class Counter:
@@ -37,6 +38,10 @@ class Counter:
 
     def click(self, locator) -> None:
         locator.click()
+        self.clicks += 1
+
+    def tap(self, locator) -> None:
+        locator.tap()
         self.clicks += 1
 
     def fill(self, locator, value: str) -> None:
@@ -90,6 +95,25 @@ def _rig_first(battle_id: int, side: str) -> None:
     raise AssertionError(f"no seed lets the {side} act first")
 
 
+def _faster_monster(campaign_url: str, ruleset: str) -> None:
+    """Action Block orders the turns by Speed, no dice (BLOCK-ORDER-1): its bestiary's monsters are all
+    slower than its heroes, so a table where the monster acts first has a quicker one. The campaign
+    gets it as a GM would make it (a copy of the first bestiary monster, 2 Speed above the fastest
+    hero); the new battle form then offers it first."""
+    from vtt.models import Campaign, Character, CharacterKind  # noqa: PLC0415
+
+    rules = get_ruleset(ruleset)
+    name, sheet = next(iter(rules.monsters.items()))
+    fastest = max(int(h.get("max_speed", 0)) for h in rules.heroes.values())
+    campaign = Campaign.objects.get(pk=int(campaign_url.rstrip("/").rsplit("/", 1)[1]))
+    Character.objects.create(
+        campaign=campaign,
+        name=f"Swift {name}",
+        kind=CharacterKind.MONSTER,
+        sheet={**sheet, "max_speed": fastest + 2},
+    )
+
+
 def _seq(page) -> int:
     return int(page.locator("#battle-seq").get_attribute("data-seq") or 0)
 
@@ -100,51 +124,39 @@ def _wait_past(page, before: int) -> None:
     )
 
 
-def _attack_on(page, target: str):
-    """The acting combatant's first available option that picks ``target`` (not a move)."""
-    for form in page.locator("#actions form.act-form.needs-pick").all():
-        if form.locator("button[disabled]").count() or form.locator("input[name=kind][value=move]").count():
-            continue
-        if target in json.loads(form.get_attribute("data-option") or "{}").get("targets", []):
-            return form
-    return None
+def _plan_on(page, counter: Counter, token, tap: bool, menu: str = "#plan-menu", shot: str = "") -> str:
+    """Tap (or click) a token on the board and confirm the first plan of the menu by it (``menu``: the
+    player's, or the plans at the top of the GM's menu of the token); the label of the plan played."""
+    before = _seq(page)
+    (counter.tap if tap else counter.click)(token)
+    first = page.locator(f"{menu} .pm-opt").first
+    expect(first).to_be_visible()
+    expect(first).to_have_attribute("aria-checked", "true")
+    label = first.locator(".pm-label").inner_text()
+    if shot:
+        snap(page, shot)
+    counter.click(page.locator(f"{menu} [data-plan-confirm]"))
+    _wait_past(page, before)
+    expect(page.locator(menu)).to_have_count(0)
+    return label
 
 
-def _play_monster_turn(gm, g: Counter, hero: str) -> None:
-    """The GM plays the monster's turn as a person would: into reach if need be, the attack, end turn."""
-    from tests.e2e.seats import tap_square  # noqa: PLC0415
-
-    form = _attack_on(gm, hero)
-    if form is None:  # one move from contact: step next to the hero first
-        move = gm.locator("#actions form.act-form:has(input[name=kind][value=move])")
-        option = json.loads(move.get_attribute("data-option") or "{}")
-        squares = option.get("squares") or [  # a move's squares may come as a letter per square
-            [i % option["w"], i // option["w"]]
-            for i, ch in enumerate(option.get("steps", ""))
-            if ch.islower()
-        ]
-        at = gm.locator(f'#board .token[data-cid="{hero}"]')
-        hx, hy = int(at.get_attribute("data-x") or 0), int(at.get_attribute("data-y") or 0)
-        near = [sq for sq in squares if abs(sq[0] - hx) + abs(sq[1] - hy) == 1]
-        assert near, f"the monster cannot reach the hero in one move: {squares}"
-        before = _seq(gm)
-        g.click(move.locator("button[data-pick]"))
-        tap_square(gm, near[0][0], near[0][1])
-        g.clicks += 1
-        g.click(gm.locator("#confirm button[data-confirm=yes]"))
-        _wait_past(gm, before)
-        form = _attack_on(gm, hero)
-    assert form is not None, "the monster has no attack on the hero"
-    before = _seq(gm)
-    g.click(form.locator("button[data-pick]"))
-    g.click(gm.locator(f'#board .token[data-cid="{hero}"]'))
-    g.click(gm.locator("#confirm button[data-confirm=yes]"))
-    _wait_past(gm, before)
+def _hero_in_sight(page) -> None:
+    """The player's acting token is wholly inside the part of the board in sight (not under the sheet)."""
+    page.wait_for_function(
+        """() => {
+          const t = document.querySelector('#board .token.acting.mine');
+          if (!t || !window.vttBoardView) return false;
+          const v = window.vttBoardView.visible(), r = t.getBoundingClientRect();
+          return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
+        }""",
+        timeout=5000,
+    )
 
 
 @pytest.mark.parametrize("first", ["player", "monster"])
 @pytest.mark.parametrize("ruleset", RULESETS)
-def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
+def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, request):
     """Every click, tap and typed field from an empty site to the player's first attack: no direct URL
     but the site's address (the GM's) and the invite link the GM sends (the player's)."""
     base = asgi_server
@@ -195,10 +207,11 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
     p.click(signup.get_by_role("button", name="Sign up and join"))
     pl.wait_for_url(campaign_url)
     expect(pl.locator("main")).to_contain_text("Make your character next")
-    # --- a character from a template, playable at once
+    # --- a character from the default template: a name, and it is ready to play
     p.click(pl.locator(".next-step").get_by_role("link", name="Make your character"))
-    p.click(pl.locator(".templates").get_by_role("link", name=HERO[ruleset], exact=True))
-    expect(pl.get_by_label("Name", exact=True)).to_have_value(HERO[ruleset])
+    expect(pl.locator(".templates [aria-current=true]")).to_have_count(1)
+    template = pl.locator(".templates [aria-current=true]").inner_text().strip()
+    p.fill(pl.get_by_label("Name", exact=True), "Mira")
     snap_both(pl, f"{ruleset}-character-template")
     p.click(pl.get_by_role("button", name="Create character"))
     pl.wait_for_url(re.compile(r".*/campaigns/\d+/$"))
@@ -206,6 +219,8 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
     setup_taps = p.clicks
 
     # --- the GM: New battle (the party and a first monster are ready) -> create -> start
+    if first == "monster" and ruleset == "action-block":
+        _faster_monster(campaign_url, ruleset)
     g.click(gm.get_by_role("link", name="New battle"))
     expect(gm.get_by_label("Add the party")).to_be_checked()
     expect(gm.locator("input.count").first).to_have_value("1")
@@ -228,8 +243,9 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
     wait_live(pl)
     hero = pl.locator("#board .token.side-party").first.get_attribute("data-cid") or ""
 
-    # --- until the player's turn: the GM plays the monster (moves into reach, attacks, ends its turn);
-    # a question for the player (a reaction, Paradigm's job switch) is one tap on its default answer
+    # --- until the player's turn: the GM plays the monster from the board (a tap on the hero, Confirm,
+    # End turn if the turn goes on); a question for the player (a reaction, Paradigm's job switch) is
+    # one tap on its default answer
     played = False
     for _ in range(8):
         if pl.locator("#actions .your-turn").count():
@@ -239,7 +255,10 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
             snap(pl, f"{ruleset}-prompt-390")
             p.click(pl.locator("#prompt button.opt.default"))
         elif not played:
-            _play_monster_turn(gm, g, hero)
+            token = gm.locator(f'#board .token[data-cid="{hero}"]')
+            menu = ".token-menu:not([hidden]) .plan-menu"
+            _plan_on(gm, g, token, tap=False, menu=menu, shot=f"{ruleset}-monster-plan-1280")
+            snap(gm, f"{ruleset}-monster-played-1280")
             played = True
             continue
         else:
@@ -247,33 +266,21 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
         _wait_past(pl, before)
     expect(pl.locator("#actions .your-turn")).to_contain_text("Your turn")
     assert played == (first == "monster"), "the monster acted before the player only when it won initiative"
-    if rules.board == "grid":  # the player's acting token comes wholly into the board's view
-        pl.wait_for_function(
-            """() => {
-              const t = document.querySelector('#board .token.acting.mine');
-              const v = document.querySelector('[data-board-view]').getBoundingClientRect();
-              if (!t) return false;
-              const r = t.getBoundingClientRect();
-              return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
-            }""",
-            timeout=5000,
-        )
+    if rules.board == "grid":
+        _hero_in_sight(pl)
     snap(pl, f"{ruleset}-your-turn-390")
     assert phone_layout_problems(pl) == [], "the player's phone on their turn"
     gm_clicks = g.clicks
 
-    # --- the first attack: the option, the target, confirm (three taps)
+    # --- the first attack, from the board: a tap on the monster, Confirm
     taps_before = p.clicks
-    monster = pl.locator("#board .token.side-enemy").first.get_attribute("data-cid") or ""
-    option = _attack_on(pl, monster)
-    assert option is not None, "no attack of the template hero reaches the monster"
-    p.click(option.locator("button[data-pick]"))
-    p.click(pl.locator(f'#board .token[data-cid="{monster}"]'))
-    p.click(pl.locator("#confirm button[data-confirm=yes]"))
+    monster = pl.locator("#board .token.side-enemy").first
+    label = _plan_on(pl, p, monster, tap=True, shot=f"{ruleset}-player-plan-390")
     outcome = pl.locator("#battle-messages .msg.outcome")
     expect(outcome).to_be_visible()
-    text = outcome.inner_text()
-    assert re.search(r"Hit!|Miss\.|Critical hit!|damage|Waiting", text), text
+    assert re.search(r"Hit!|Miss\.|Critical hit!|damage|Waiting|misses|hits", outcome.inner_text()), (
+        outcome.inner_text()
+    )
     snap(pl, f"{ruleset}-outcome-390")
     attack_taps = p.clicks - taps_before
     expect(gm.locator("#log .entry").first).to_be_visible()
@@ -286,16 +293,17 @@ def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
         assert box and box["width"] >= 44 and box["height"] >= 44, box
 
     fields = g.fields + p.fields
-    with capsys.disabled():
-        print(
-            f"\ntable-flow ruleset={ruleset} GM clicks={gm_clicks} player taps={attack_taps} fields={fields}"
+    line = f"table-flow ruleset={ruleset} GM clicks={gm_clicks} player taps={attack_taps} fields={fields}"
+    request.node.user_properties.append((FLOW_LINE, line))
+    request.node.user_properties.append(
+        (
+            FLOW_LINE,
+            f"  ({first} first; the player's {template} plays {label}; {setup_taps} taps to sign up, join and "
+            f"make a character; {p.clicks} taps in all)",
         )
-        print(
-            f"  ({first} first; player: {setup_taps} taps to sign up, join and make a character; "
-            f"{p.clicks} taps in all)"
-        )
-    assert gm_clicks <= (10 if first == "player" else 14), gm_clicks
-    assert attack_taps <= 3
+    )
+    assert attack_taps <= 3, line
+    assert gm_clicks <= (10 if first == "player" else 12), line
     gm_ctx.close()
     pl_ctx.close()
 
