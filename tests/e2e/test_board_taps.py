@@ -244,21 +244,25 @@ def _middle_of(page: Page, x: int, y: int) -> tuple[float, float]:
     return g["left"] + (x + 0.5) * g["size"], g["top"] + (y + 0.5) * g["size"]
 
 
-def _token_in_sight(page: Page, cid: str) -> bool:
-    """The token is wholly in the part of the board in sight (inside the window, above the sheet)."""
-    return page.evaluate(
-        """cid => { const t = document.querySelector(`#board .token[data-cid="${cid}"]`);
-                    const v = window.vttBoardView.visible(), r = t.getBoundingClientRect();
-                    return r.left >= v.left - 1 && r.right <= v.right + 1 && r.top >= v.top - 1 && r.bottom <= v.bottom + 1; }""",
-        cid,
-    )
+IN_SIGHT = """([cid, whole]) => {
+  const t = document.querySelector(`#board .token[data-cid="${cid}"]`);
+  const v = window.vttBoardView.visible(), r = t.getBoundingClientRect();
+  if (!whole) {
+    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+    return x >= v.left && x <= v.right && y >= v.top && y <= v.bottom;
+  }
+  return r.left >= v.left - 1 && r.right <= v.right + 1 && r.top >= v.top - 1 && r.bottom <= v.bottom + 1;
+}"""
 
 
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize(("viewport", "touch"), [(PHONE, True), (LAPTOP, False)], ids=["390", "1280"])
-def test_an_enemy_tapped_shows_its_plan_a_move_keeps_the_turn_in_sight_and_edges_name_the_rest(
-    asgi_server, browser, viewport, touch
-):
+def _token_in_sight(page: Page, cid: str, whole: bool = True) -> bool:
+    """The token is in the part of the board in sight (inside the window, above the sheet): wholly, or
+    (``whole`` false) its middle."""
+    return page.evaluate(IN_SIGHT, [cid, whole])
+
+
+def _seat_alia_on_her_turn(asgi_server: str, browser, viewport) -> tuple[Page, str, str]:
+    """Alia (a Fighter with a sword) on her turn, 6 squares from Grik: her page, her id and Grik's."""
     t = make_table("luck")
     battle_id = battle_on_a_map(t)
     gm = t["users"]["gm"]
@@ -269,26 +273,31 @@ def test_an_enemy_tapped_shows_its_plan_a_move_keeps_the_turn_in_sight_and_edges
     ).ok
     alia = _turn_of(battle_id, t["chars"]["alice"].pk, gm)
     page = _page(browser, viewport)
-    hand = Hand(page, touch)
     login(page, asgi_server, t["users"]["alice"].username)
     page.goto(f"{asgi_server}/battles/{battle_id}/")
     wait_live(page)
     expect(page.locator("#actions .your-turn")).to_be_visible()
-    size = viewport["width"]
+    return page, alia, grik.id
 
-    # The enemy, tapped: the sword reaches it after a move of 5 squares, drawn square by square.
-    hand.press(page.locator(f'#board .token[data-cid="{grik.id}"]'))
+
+def _the_enemy_tapped_shows_the_plan(page: Page, hand: Hand, grik: str, size: int) -> None:
+    """The sword reaches Grik after a move of 5 squares, drawn square by square."""
+    hand.press(page.locator(f'#board .token[data-cid="{grik}"]'))
     menu = page.locator("#plan-menu")
-    expect(menu.locator(".pm-opt").first).to_have_attribute("aria-checked", "true")
-    expect(menu.locator(".pm-opt").first).to_contain_text("Sword")
-    expect(menu.locator(".pm-opt").first).to_contain_text("Move 5 squares to")
+    first = menu.locator(".pm-opt").first
+    expect(first).to_have_attribute("aria-checked", "true")
+    expect(first).to_contain_text("Sword")
+    expect(first).to_contain_text("Move 5 squares to")
     expect(page.locator("#board .plan-sq.path")).to_have_count(5)
-    expect(page.locator(f'#board .token.plan-target[data-cid="{grik.id}"]')).to_have_count(1)
+    expect(page.locator(f'#board .token.plan-target[data-cid="{grik}"]')).to_have_count(1)
     save_shot(page, f"t35-enemy-plan-{size}", full_page=False)
     hand.press(menu.locator("[data-plan-close]"))
     expect(menu).to_have_count(0)
 
-    # An empty square: Move there, path drawn; Confirm; the board then holds Alia and Grik in sight.
+
+def _a_move_keeps_the_turn_in_sight(page: Page, hand: Hand, alia: str, grik: str, size: int) -> None:
+    """An empty square: Move there, Confirm; the board then holds Alia and Grik in sight."""
+    menu = page.locator("#plan-menu")
     before = int(page.locator("#battle-seq").get_attribute("data-seq") or 0)
     hand.tap(*_middle_of(page, 6, 5))
     expect(menu).to_have_attribute("data-square-name", "G6")
@@ -297,33 +306,37 @@ def test_an_enemy_tapped_shows_its_plan_a_move_keeps_the_turn_in_sight_and_edges
     page.wait_for_function("n => +document.getElementById('battle-seq').dataset.seq > n", arg=before)
     expect(page.locator(f'#board .token[data-cid="{alia}"]')).to_have_attribute("data-x", "6")
     page.wait_for_function("() => !document.getElementById('plan-menu')")
-    assert _token_in_sight(page, alia) and _token_in_sight(page, grik.id), (
-        "the mover and the foe are in sight"
-    )
+    assert _token_in_sight(page, alia) and _token_in_sight(page, grik), "the mover and the foe are in sight"
     save_shot(page, f"t35-after-move-{size}", full_page=False)
 
-    # Closer in: whoever leaves the view has a marker at its edge with its name; a tap brings it back.
+
+def _edges_name_who_is_out_of_sight(page: Page, hand: Hand, size: int) -> None:
+    """Closer in: whoever leaves the view has a marker at its edge with its name; a tap brings it back."""
     for _ in range(4):
         hand.press(page.locator("[data-zoom='1']"))
     page.wait_for_function("() => document.querySelectorAll('.edge-mark').length > 0")
-    out = [
-        cid
-        for cid in page.locator("#board .token").evaluate_all("ts => ts.map(t => t.dataset.cid)")
-        if not _token_in_sight(page, cid)
-    ]
+    ids = page.locator("#board .token").evaluate_all("ts => ts.map(t => t.dataset.cid)")
+    out = [cid for cid in ids if not _token_in_sight(page, cid, whole=False)]
     assert out, "the zoom left someone out of sight"
     marks = page.locator(".edge-mark")
     assert sorted(marks.evaluate_all("ms => ms.map(m => m.dataset.edgeFor)")) == sorted(out)
-    boro = page.locator(f'.edge-mark[data-edge-for="{out[0]}"]')
-    name = page.locator(f'#board .token[data-cid="{out[0]}"]').get_attribute("title") or ""
-    expect(boro).to_contain_text(name)
-    save_shot(page, f"t35-edge-marker-{size}", full_page=False)
-    hand.press(boro)
-    page.wait_for_function(
-        """cid => { const t = document.querySelector(`#board .token[data-cid="${cid}"]`);
-                    const v = window.vttBoardView.visible(), r = t.getBoundingClientRect();
-                    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
-                    return x > v.left && x < v.right && y > v.top && y < v.bottom; }""",
-        arg=out[0],
+    mark = page.locator(f'.edge-mark[data-edge-for="{out[0]}"]')
+    expect(mark).to_contain_text(
+        page.locator(f'#board .token[data-cid="{out[0]}"]').get_attribute("title") or ""
     )
-    expect(page.locator(f'.edge-mark[data-edge-for="{out[0]}"]')).to_have_count(0)
+    save_shot(page, f"t35-edge-marker-{size}", full_page=False)
+    hand.press(mark)
+    page.wait_for_function(IN_SIGHT, arg=[out[0], False])  # the marker's tap brings the token into sight
+    expect(mark).to_have_count(0)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("viewport", "touch"), [(PHONE, True), (LAPTOP, False)], ids=["390", "1280"])
+def test_an_enemy_tapped_shows_its_plan_a_move_keeps_the_turn_in_sight_and_edges_name_the_rest(
+    asgi_server, browser, viewport, touch
+):
+    page, alia, grik = _seat_alia_on_her_turn(asgi_server, browser, viewport)
+    hand = Hand(page, touch)
+    _the_enemy_tapped_shows_the_plan(page, hand, grik, viewport["width"])
+    _a_move_keeps_the_turn_in_sight(page, hand, alia, grik, viewport["width"])
+    _edges_name_who_is_out_of_sight(page, hand, viewport["width"])

@@ -24,134 +24,20 @@ import pytest
 from playwright.sync_api import expect
 
 from combat.engine.rulesets import get_ruleset
-from tests.e2e.conftest import FLOW_LINE, LAPTOP, PHONE, SHOTS, save_shot
+from tests.e2e.conftest import FLOW_LINE, LAPTOP, PHONE
+from tests.e2e.flow import (
+    Flow,
+    first_attack_from_the_board,
+    gm_makes_a_campaign_and_copies_the_invite,
+    gm_starts_a_battle_and_the_player_joins,
+    hero_in_sight,
+    player_joins_and_makes_a_character,
+    snap,
+    until_the_players_turn,
+)
 from tests.e2e.seats import WAIT, phone_layout_problems, wait_live
 
-PASSWORD = "a-long-pass-phrase-7"
 RULESETS = ["luck", "mist", "paradigm", "action-block"]
-
-
-class Counter:
-    def __init__(self) -> None:
-        self.clicks = 0
-        self.fields = 0
-
-    def click(self, locator) -> None:
-        locator.click()
-        self.clicks += 1
-
-    def tap(self, locator) -> None:
-        locator.tap()
-        self.clicks += 1
-
-    def fill(self, locator, value: str) -> None:
-        locator.fill(value)
-        self.fields += 1
-
-    def select(self, locator, value: str) -> None:
-        locator.select_option(value)
-        self.fields += 1
-
-
-def snap(page, name: str) -> None:
-    save_shot(page, f"flow-{name}")
-
-
-def snap_both(page, name: str) -> None:
-    """The same screen at laptop and phone width, then back to the page's own size (with VTT_SHOTS)."""
-    if SHOTS is None:
-        return
-    size = page.viewport_size
-    for label, viewport in (("1280", LAPTOP), ("390", PHONE)):
-        page.set_viewport_size(viewport)
-        snap(page, f"{name}-{label}")
-    page.set_viewport_size(size)
-
-
-def no_sideways_scroll(page) -> None:
-    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert wide <= 1, f"{page.url} scrolls sideways by {wide}px"
-
-
-def _rig_first(battle_id: int, side: str) -> None:
-    """Choose the battle's dice seed so that ``side`` acts first once it starts (the engine's dice are
-    seeded per battle, ENG-2: picking the seed is how a test scripts them through a real server)."""
-    from combat import services  # noqa: PLC0415
-    from combat.engine.actions import Action, Refusal  # noqa: PLC0415
-    from combat.engine.core import resolve  # noqa: PLC0415
-    from combat.engine.dice import Dice  # noqa: PLC0415
-    from combat.models import Battle  # noqa: PLC0415
-
-    battle = Battle.objects.get(pk=battle_id)
-    state = services.load_state(battle)
-    for seed in range(500):
-        out = resolve(state, Action("setup.start", None, {}), Dice(seed, battle.seq))
-        if isinstance(out, Refusal):
-            continue
-        first = out[1].current()
-        if first is not None and first.side == side:
-            Battle.objects.filter(pk=battle_id).update(seed=seed)
-            return
-    raise AssertionError(f"no seed lets the {side} act first")
-
-
-def _faster_monster(campaign_url: str, ruleset: str) -> None:
-    """Action Block orders the turns by Speed, no dice (BLOCK-ORDER-1): its bestiary's monsters are all
-    slower than its heroes, so a table where the monster acts first has a quicker one. The campaign
-    gets it as a GM would make it (a copy of the first bestiary monster, 2 Speed above the fastest
-    hero); the new battle form then offers it first."""
-    from vtt.models import Campaign, Character, CharacterKind  # noqa: PLC0415
-
-    rules = get_ruleset(ruleset)
-    name, sheet = next(iter(rules.monsters.items()))
-    fastest = max(int(h.get("max_speed", 0)) for h in rules.heroes.values())
-    campaign = Campaign.objects.get(pk=int(campaign_url.rstrip("/").rsplit("/", 1)[1]))
-    Character.objects.create(
-        campaign=campaign,
-        name=f"Swift {name}",
-        kind=CharacterKind.MONSTER,
-        sheet={**sheet, "max_speed": fastest + 2},
-    )
-
-
-def _seq(page) -> int:
-    return int(page.locator("#battle-seq").get_attribute("data-seq") or 0)
-
-
-def _wait_past(page, before: int) -> None:
-    page.wait_for_function(
-        "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=before
-    )
-
-
-def _plan_on(page, counter: Counter, token, tap: bool, menu: str = "#plan-menu", shot: str = "") -> str:
-    """Tap (or click) a token on the board and confirm the first plan of the menu by it (``menu``: the
-    player's, or the plans at the top of the GM's menu of the token); the label of the plan played."""
-    before = _seq(page)
-    (counter.tap if tap else counter.click)(token)
-    first = page.locator(f"{menu} .pm-opt").first
-    expect(first).to_be_visible()
-    expect(first).to_have_attribute("aria-checked", "true")
-    label = first.locator(".pm-label").inner_text()
-    if shot:
-        snap(page, shot)
-    counter.click(page.locator(f"{menu} [data-plan-confirm]"))
-    _wait_past(page, before)
-    expect(page.locator(menu)).to_have_count(0)
-    return label
-
-
-def _hero_in_sight(page) -> None:
-    """The player's acting token is wholly inside the part of the board in sight (not under the sheet)."""
-    page.wait_for_function(
-        """() => {
-          const t = document.querySelector('#board .token.acting.mine');
-          if (!t || !window.vttBoardView) return false;
-          const v = window.vttBoardView.visible(), r = t.getBoundingClientRect();
-          return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
-        }""",
-        timeout=5000,
-    )
 
 
 @pytest.mark.parametrize("first", ["player", "monster"])
@@ -159,147 +45,37 @@ def _hero_in_sight(page) -> None:
 def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, request):
     """Every click, tap and typed field from an empty site to the player's first attack: no direct URL
     but the site's address (the GM's) and the invite link the GM sends (the player's)."""
-    base = asgi_server
     gm_ctx = browser.new_context(viewport=LAPTOP)
-    gm_ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    gm_ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=asgi_server)
     gm_ctx.set_default_timeout(WAIT)
-    gm = gm_ctx.new_page()
     pl_ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     pl_ctx.set_default_timeout(WAIT)
-    pl = pl_ctx.new_page()
-    g, p = Counter(), Counter()
-    rules = get_ruleset(ruleset)
-    tag = f"{ruleset[:4]}_{first[0]}"
-
-    # --- the GM opens the site, signs up and lands on the new campaign form
-    gm.goto(base + "/")
-    g.click(gm.locator("#main").get_by_role("link", name="Sign up"))
-    g.fill(gm.get_by_label("Username"), f"gm_{tag}")
-    g.fill(gm.get_by_label("Password", exact=True), PASSWORD)
-    g.fill(gm.get_by_label("Password confirmation"), PASSWORD)
-    g.click(gm.get_by_role("button", name="Create account"))
-    gm.wait_for_url(re.compile(r".*/campaigns/new/$"))
-    g.fill(gm.get_by_label("Name"), f"The {rules.name} table")
-    g.select(gm.get_by_label("Ruleset"), ruleset)
-    expect(gm.locator("#house-rules input[name=options_for]")).to_have_value(ruleset)
-    snap_both(gm, f"{ruleset}-campaign-form")
-    g.click(gm.get_by_role("button", name="Create campaign"))
-    gm.wait_for_url(re.compile(r".*/campaigns/\d+/$"))
-    campaign_url = gm.url
-
-    # --- the invite link is ready: copy it
-    expect(gm.locator(".next-step").get_by_role("button", name="Copy link")).to_be_visible()
-    copy = gm.locator("[data-copy=first-invite]")  # the same button, found while it says "Copied!"
-    g.click(copy)
-    expect(copy).to_have_text("Copied!")
-    link = gm.evaluate("navigator.clipboard.readText()")
-    assert "/join/" in link
-    snap_both(gm, f"{ruleset}-campaign-gm")
-
-    # --- the player opens the link on a phone, signs up and joins in one submit
-    pl.goto(link)
-    expect(pl.locator("h1")).to_contain_text(f"gm_{tag} invites you to The {rules.name} table")
-    snap_both(pl, f"{ruleset}-invite")
-    signup = pl.locator(".join-signup")
-    p.fill(signup.get_by_label("Username"), f"player_{tag}")
-    p.fill(signup.get_by_label("Password", exact=True), PASSWORD)
-    p.fill(signup.get_by_label("Password confirmation"), PASSWORD)
-    p.click(signup.get_by_role("button", name="Sign up and join"))
-    pl.wait_for_url(campaign_url)
-    expect(pl.locator("main")).to_contain_text("Make your character next")
-    # --- a character from the default template: a name, and it is ready to play
-    p.click(pl.locator(".next-step").get_by_role("link", name="Make your character"))
-    expect(pl.locator(".templates [aria-current=true]")).to_have_count(1)
-    template = pl.locator(".templates [aria-current=true]").inner_text().strip()
-    p.fill(pl.get_by_label("Name", exact=True), "Mira")
-    snap_both(pl, f"{ruleset}-character-template")
-    p.click(pl.get_by_role("button", name="Create character"))
-    pl.wait_for_url(re.compile(r".*/campaigns/\d+/$"))
-    no_sideways_scroll(pl)
-    setup_taps = p.clicks
-
-    # --- the GM: New battle (the party and a first monster are ready) -> create -> start
-    if first == "monster" and ruleset == "action-block":
-        _faster_monster(campaign_url, ruleset)
-    g.click(gm.get_by_role("link", name="New battle"))
-    expect(gm.get_by_label("Add the party")).to_be_checked()
-    expect(gm.locator("input.count").first).to_have_value("1")
-    snap_both(gm, f"{ruleset}-new-battle")
-    g.click(gm.get_by_role("button", name="Create the battle"))
-    gm.wait_for_url(re.compile(r".*/battles/\d+/$"))
-    battle_url = gm.url
-    wait_live(gm)
-    expect(gm.locator("#board .token")).to_have_count(2)
-    snap_both(gm, f"{ruleset}-setup")
-    _rig_first(int(battle_url.rstrip("/").rsplit("/", 1)[1]), "party" if first == "player" else "enemy")
-    g.click(gm.get_by_role("button", name="Start the battle"))
-
-    # --- the player's campaign page hears it live and joins
-    notice = pl.locator("#battle-notice")
-    expect(notice).to_contain_text("has started")
-    snap_both(pl, f"{ruleset}-campaign-live")
-    p.click(notice.get_by_role("link", name="Join the battle"))
-    pl.wait_for_url(battle_url)
-    wait_live(pl)
-    hero = pl.locator("#board .token.side-party").first.get_attribute("data-cid") or ""
-
-    # --- until the player's turn: the GM plays the monster from the board (a tap on the hero, Confirm,
-    # End turn if the turn goes on); a question for the player (a reaction, Paradigm's job switch) is
-    # one tap on its default answer
-    played = False
-    for _ in range(8):
-        if pl.locator("#actions .your-turn").count():
-            break
-        before = _seq(pl)
-        if pl.locator("#prompt").is_visible():
-            snap(pl, f"{ruleset}-prompt-390")
-            p.click(pl.locator("#prompt button.opt.default"))
-        elif not played:
-            token = gm.locator(f'#board .token[data-cid="{hero}"]')
-            menu = ".token-menu:not([hidden]) .plan-menu"
-            _plan_on(gm, g, token, tap=False, menu=menu, shot=f"{ruleset}-monster-plan-1280")
-            snap(gm, f"{ruleset}-monster-played-1280")
-            played = True
-            continue
-        else:
-            g.click(gm.locator("#actions form.act-form:has(input[name=kind][value=end_turn]) button"))
-        _wait_past(pl, before)
-    expect(pl.locator("#actions .your-turn")).to_contain_text("Your turn")
+    f = Flow(ruleset, first, gm_ctx.new_page(), pl_ctx.new_page())
+    campaign_url, link = gm_makes_a_campaign_and_copies_the_invite(f, asgi_server)
+    template = player_joins_and_makes_a_character(f, link, campaign_url)
+    setup_taps = f.p.clicks
+    hero = gm_starts_a_battle_and_the_player_joins(f, campaign_url)
+    played = until_the_players_turn(f, hero)
     assert played == (first == "monster"), "the monster acted before the player only when it won initiative"
-    if rules.board == "grid":
-        _hero_in_sight(pl)
-    snap(pl, f"{ruleset}-your-turn-390")
-    assert phone_layout_problems(pl) == [], "the player's phone on their turn"
-    gm_clicks = g.clicks
-
-    # --- the first attack, from the board: a tap on the monster, Confirm
-    taps_before = p.clicks
-    monster = pl.locator("#board .token.side-enemy").first
-    label = _plan_on(pl, p, monster, tap=True, shot=f"{ruleset}-player-plan-390")
-    outcome = pl.locator("#battle-messages .msg.outcome")
-    expect(outcome).to_be_visible()
-    assert re.search(r"Hit!|Miss\.|Critical hit!|damage|Waiting|misses|hits", outcome.inner_text()), (
-        outcome.inner_text()
-    )
-    snap(pl, f"{ruleset}-outcome-390")
-    attack_taps = p.clicks - taps_before
-    expect(gm.locator("#log .entry").first).to_be_visible()
-    expect(gm.locator("#battle-messages")).not_to_contain_text("has begun")
-    snap(gm, f"{ruleset}-battle-gm-1280")
-
+    if f.rules.board == "grid":
+        hero_in_sight(f.pl)
+    snap(f.pl, f"{ruleset}-your-turn-390")
+    assert phone_layout_problems(f.pl) == [], "the player's phone on their turn"
+    gm_clicks, taps_before = f.g.clicks, f.p.clicks
+    label = first_attack_from_the_board(f)
+    attack_taps = f.p.clicks - taps_before
     # Tap targets on the battle page: the campaign link and the tokens are at least 44 px.
-    for locator in (pl.locator(".crumb-link"), pl.locator("#board .token").first):
+    for locator in (f.pl.locator(".crumb-link"), f.pl.locator("#board .token").first):
         box = locator.bounding_box()
         assert box and box["width"] >= 44 and box["height"] >= 44, box
-
-    fields = g.fields + p.fields
+    fields = f.g.fields + f.p.fields
     line = f"table-flow ruleset={ruleset} GM clicks={gm_clicks} player taps={attack_taps} fields={fields}"
     request.node.user_properties.append((FLOW_LINE, line))
     request.node.user_properties.append(
         (
             FLOW_LINE,
             f"  ({first} first; the player's {template} plays {label}; {setup_taps} taps to sign up, join and "
-            f"make a character; {p.clicks} taps in all)",
+            f"make a character; {f.p.clicks} taps in all)",
         )
     )
     assert attack_taps <= 3, line

@@ -237,3 +237,26 @@ def test_the_option_list_puts_the_move_first_and_says_how_to_reach_a_greyed_atta
     actions = page[page.index('id="actions"') :]
     assert actions.index(">Move <") < actions.index(">Sword <")
     assert "Goblin is 3 squares away: tap it to approach and strike." in actions
+
+
+def test_while_the_gm_plays_the_goblin_its_plans_top_the_gms_menu_of_a_token(client):
+    users, _, battle = table()
+    ids = _ids(battle)
+    client.force_login(users["gm"])
+    # Ayla's turn: she is a player's character, her player acts: the menu holds no plans.
+    during_ayla = client.get(f"/battles/{battle.pk}/menu/{ids['Goblin']}", **HX).content.decode()
+    assert "plan-menu" not in during_ayla and "<!--plans-->" not in during_ayla
+    battle.refresh_from_db()
+    assert services.submit_action(
+        battle.pk, users["player"], {"kind": "end_turn", "actor": ids["Ayla"]}, battle.seq
+    ).ok
+    assert current(battle).name == "Goblin"
+    menu = client.get(f"/battles/{battle.pk}/menu/{ids['Bram']}", **HX)
+    page = menu.content.decode()
+    assert menu.status_code == 200 and 'class="plan-menu embedded"' in page and "Goblin on Bram" in page
+    spear = next(p for p in _plans(menu) if p["label"] == "Crude spear")
+    assert spear["target"] == ids["Bram"] and spear["steps"][-1]["params"]["targets"] == [ids["Bram"]]
+    assert 'id="tm-' in page and "HP by" in page  # the token's own entries follow
+    # The players get no such menu.
+    client.force_login(users["other_player"])
+    assert client.get(f"/battles/{battle.pk}/menu/{ids['Bram']}", **HX).status_code == 403
