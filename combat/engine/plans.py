@@ -165,11 +165,12 @@ def _moves_from(
                 yield action, paths[sq], _walked(paths[sq]), after
 
 
-def _spots(state: BattleState, c: Combatant, goal: Square | None, budget: int) -> Iterator[_Spot]:
-    """Where the actor may stand this turn: where it is, after each move (nearest ``goal`` first, at
-    most ``budget``), then after a boost alone and after a boost and a move."""
+def _spots(
+    state: BattleState, c: Combatant, goal: Square | None, budget: int, here: list[ActionOption]
+) -> Iterator[_Spot]:
+    """Where the actor may stand this turn: where it is (``here``: its options there), after each move
+    (nearest ``goal`` first, at most ``budget``), then after a boost alone and after a boost and a move."""
     rules = rules_for(state)
-    here = legal_actions(state, c.id)
     yield _Spot((), (), "", state, here)
     for action, path, how, after in _moves_from(rules, state, c, goal, budget, here):
         yield _Spot((action,), path, how, after, legal_actions(after, c.id))
@@ -211,13 +212,25 @@ Shape = Callable[[_Spot, ActionOption], tuple[tuple[Square, ...], tuple[Square, 
 
 
 def _own_steps(
-    spot: _Spot, c: Combatant, o: ActionOption, fits: Fits, aim: Aim, seen: dict[Square, list[ActionOption]]
+    spot: _Spot,
+    c: Combatant,
+    o: ActionOption,
+    fits: Fits,
+    aim: Aim,
+    seen: dict[Square, list[ActionOption]],
+    goal: Square | None,
 ) -> Plan | None:
     """Option ``o`` from ``spot`` with one of its own steps (D20 Luck's free step) after which it fits;
-    ``seen`` keeps the options standing on each square (one ``legal_actions`` a square)."""
+    ``seen`` keeps the options standing on each square (one ``legal_actions`` a square). A step that
+    brings the actor no nearer ``goal`` reaches nothing the option did not reach before it."""
     rules = rules_for(spot.state)
-    for extra, walk in rules.plan_steps(spot.state, spot.state.combatants[c.id], o):
+    me = spot.state.combatants[c.id]
+    dist = METRICS[rules.metric(spot.state)]
+    here = dist(me.pos, goal) if goal is not None and me.pos is not None else None
+    for extra, walk in rules.plan_steps(spot.state, me, o):
         end = walk[-1]
+        if here is not None and goal is not None and dist(end, goal) >= here:
+            continue
         if end not in seen:
             seen[end] = _standing(spot.state, c, end)
         if any(_key(t) == _key(o) and t.available and fits(t) for t in seen[end]):
@@ -240,6 +253,7 @@ def _best(
     shape: Shape | None = None,
     wanted: frozenset[str] = frozenset(),
     improve: bool = True,
+    here: list[ActionOption] | None = None,
 ) -> dict[str, Plan]:
     """The plan of each option that fits from some place the actor may stand this turn: the fewest
     steps, then the shortest walk. The ``wanted`` options still without a one-step plan then try
@@ -248,7 +262,7 @@ def _best(
     words (by default the walk to the place it acts from)."""
     best: dict[str, Plan] = {}
     near: list[_Spot] = []
-    for spot in _spots(state, c, goal, budget):
+    for spot in _spots(state, c, goal, budget, legal_actions(state, c.id) if here is None else here):
         if len(near) < step_budget:
             near.append(spot)
         for o in spot.options:
@@ -270,7 +284,7 @@ def _best(
                 old is not None and (not improve or len(old.steps) <= len(spot.before) + 1)
             ):
                 continue
-            stepped = _own_steps(spot, c, o, fits, aim, seen)
+            stepped = _own_steps(spot, c, o, fits, aim, seen, goal)
             if stepped is not None:
                 best[key] = stepped
     return best
@@ -366,6 +380,7 @@ def plans_on(state: BattleState, actor_id: str, target_id: str, budget: int = BU
         lambda o: chosen_params(o.kind, o.params, [t.id]),
         budget,
         wanted=frozenset(aimed),
+        here=here,
     )
     out = [p for p in _in_order(best, here) if _plays(state, p.steps, c.id)]
     done = {p.key for p in out}
@@ -418,6 +433,7 @@ def plans_to(state: BattleState, actor_id: str, square: Sequence[int], budget: i
         budget,
         shape=_move_shape(moves, sq),
         wanted=frozenset(_key(o) for o in here if o.squares and o.kind not in moves),
+        here=here,
     )
     out = [p for p in _in_order(best, here) if _plays(state, p.steps, c.id)]
     if any(p.key.split(" ", 1)[0] in moves for p in out):
@@ -470,6 +486,7 @@ def reach_hints(state: BattleState, actor_id: str, options: list[ActionOption]) 
         step_budget=1,
         wanted=frozenset(wanted),
         improve=False,
+        here=options,
     )
     away = f"{foe.name} is {_squares(_away(state, c, foe.square))} away"
     return {
