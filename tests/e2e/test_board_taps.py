@@ -340,3 +340,30 @@ def test_an_enemy_tapped_shows_its_plan_a_move_keeps_the_turn_in_sight_and_edges
     _the_enemy_tapped_shows_the_plan(page, hand, grik, viewport["width"])
     _a_move_keeps_the_turn_in_sight(page, hand, alia, grik, viewport["width"])
     _edges_name_who_is_out_of_sight(page, hand, viewport["width"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keyboard_acts_on_the_board_too(asgi_server, browser):
+    page, alia, grik = _seat_alia_on_her_turn(asgi_server, browser, LAPTOP)
+    before = int(page.locator("#battle-seq").get_attribute("data-seq") or 0)
+    page.locator("#board").focus()
+    expect(page.locator("#announce")).to_contain_text("Alia, party")
+    for key in ["ArrowRight"] * 6 + ["ArrowDown"] * 2:
+        page.keyboard.press(key)
+    expect(page.locator("#announce")).to_contain_text("Grik, enemy")
+    page.keyboard.press("Enter")
+    first = page.locator("#plan-menu .pm-opt").first
+    expect(first).to_be_focused()
+    expect(first).to_contain_text("Sword")
+    page.keyboard.press("ArrowDown")  # the next plan, drawn in its turn
+    expect(page.locator("#plan-menu .pm-opt").nth(1)).to_have_attribute("aria-checked", "true")
+    page.keyboard.press("ArrowUp")
+    for _ in range(6):
+        if page.evaluate("document.activeElement.matches('[data-plan-confirm]')"):
+            break
+        page.keyboard.press("Tab")
+    expect(page.locator("#plan-menu [data-plan-confirm]")).to_be_focused()
+    page.keyboard.press("Enter")
+    # Two actions: the move, then the sword.
+    page.wait_for_function("n => +document.getElementById('battle-seq').dataset.seq >= n + 2", arg=before)
+    expect(page.locator("#log .entry", has_text="Alia uses Sword on Grik")).to_have_count(1)
