@@ -16,8 +16,8 @@
   var isGm = root.dataset.role === "gm";
   var plansUrl = scroller.dataset.plansUrl || "";
   var box = null; // the menu's container, outside every pushed region
-  var open = null; // {target, square, seq, html, chosen, keyboard}
-  var playing = null; // {steps, actor, act, seq}
+  var open = null; // the menu acting now: {el, target, square, seq, chosen, chosenKey, keyboard, embedded}
+  var playing = null; // a plan being played: {steps left, actor, act (its URL), seq of the next step}
   var ask = 0; // the newest fetch: an older answer that arrives later is dropped
   var WAIT_PUSH_MS = 4000;
 
