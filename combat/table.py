@@ -229,4 +229,5 @@ def battle_urls(battle_id: int) -> dict[str, str]:
             for name in ("act", "start", "undo", "add", "log")
         }
         urls["menu"] = reverse("battle_menu", args=[battle_id, "-"])[:-1]  # + a combatant's id
+        urls["plans"] = reverse("battle_plans", args=[battle_id])
     return urls

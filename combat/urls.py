@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from combat import archive_views, odds_views, trial_views, views
+from combat import archive_views, odds_views, plan_views, trial_views, views
 
 urlpatterns = [
     path("try/", trial_views.trial_start, name="trial_start"),
@@ -16,6 +16,7 @@ urlpatterns = [
     path("battles/<int:pk>/add", views.battle_add, name="battle_add"),
     path("battles/<int:pk>/log", views.battle_log, name="battle_log"),
     path("battles/<int:pk>/menu/<str:cid>", views.battle_menu, name="battle_menu"),
+    path("battles/<int:pk>/plans", plan_views.battle_plans, name="battle_plans"),
     path("battles/<int:pk>/map", views.battle_map, name="battle_map"),
     path("battles/<int:pk>/odds", odds_views.battle_odds, name="battle_odds"),
     path("battles/<int:pk>/odds/cancel", odds_views.battle_odds_cancel, name="battle_odds_cancel"),

@@ -38,7 +38,7 @@ from combat.forms import (
 )
 from combat.models import BattleEvent
 from combat.outcome import outcome_for
-from combat.presenters import gm
+from combat.presenters import gm, plans
 from combat.presenters.log import log_entries
 from combat.setup import numbered_names
 from combat.table import LOG_WINDOW, battle_urls, load_table
@@ -378,9 +378,9 @@ def battle_menu(request: HtmxRequest, pk: int, cid: str) -> HttpResponse:
         return HttpResponse(_message(services.GM_ONLY, False), status=403)
     table = load_table(battle.pk, battle)
     html = gm.menu_html(table, cid, get_token(request)) if table is not None else None
-    if html is None:
+    if table is None or html is None:
         return HttpResponse(_message("That combatant is no longer in the battle.", False), status=404)
-    return HttpResponse(html)
+    return HttpResponse(plans.in_token_menu(html, table, cid))
 
 
 @login_required

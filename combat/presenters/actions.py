@@ -16,6 +16,7 @@ from django.utils.safestring import mark_safe
 from combat.engine import fog
 from combat.engine.actions import ActionOption
 from combat.engine.core import Viewer, legal_actions
+from combat.engine.plans import option_key, reach_hints
 from combat.engine.state import BattleState, Combatant
 from combat.engine.view import next_seen, unseen_ids
 from combat.presenters import render
@@ -140,13 +141,21 @@ def options_for(
 
     def make() -> list[dict[str, Any]]:
         state = fog.without(table.state, unseen) if unseen else table.state
-        return [option_dict(o, state, combatant) for o in legal_actions(state, combatant.id)]
+        found = legal_actions(state, combatant.id)
+        hints = reach_hints(state, combatant.id, found)
+        out = [option_dict(o, state, combatant, hints.get(option_key(o.kind, o.params))) for o in found]
+        # What may be done now first (a move is never below a column of greyed attacks); then the
+        # greyed ones, each saying how to make it available where a plan on the board would.
+        return sorted(out, key=lambda d: not d["available"])
 
     options: list[dict[str, Any]] = table.once(("options", combatant.id, unseen), make)
     return options
 
 
-def option_dict(option: ActionOption, state: BattleState, actor: Combatant) -> dict[str, Any]:
+def option_dict(
+    option: ActionOption, state: BattleState, actor: Combatant, hint: str | None = None
+) -> dict[str, Any]:
+    """``hint``: how to make a greyed option available (``plans.reach_hints``), said instead of its reason."""
     # The option's own lists, not ``to_dict``'s copies: a render only reads them, and the options
     # are made anew for every change (copying a move's paths was ~3 % of an action's CPU).
     d: dict[str, Any] = {
@@ -156,7 +165,7 @@ def option_dict(option: ActionOption, state: BattleState, actor: Combatant) -> d
         "targets": option.targets,
         "squares": option.squares,
         "available": option.available,
-        "reason": option.reason,
+        "reason": hint or option.reason,
         "params": option.params,
     }
     d["needs_target"] = bool(d["targets"])

@@ -196,6 +196,7 @@
   function setHint(text) {
     if (hint) { hint.textContent = text; }
     if (cancelButton) { cancelButton.hidden = !mode; }
+    root.classList.toggle("board-picking", !!mode); // board-act.js leaves the board's taps to this mode
   }
 
   function startPick(form) {
@@ -328,8 +329,10 @@
   }
 
   function tapBoard(e) {
-    var tok = e.target.closest(".token");
-    var sq = tok && tok.dataset.x !== undefined ? [parseInt(tok.dataset.x, 10), parseInt(tok.dataset.y, 10)] : cellAt(e);
+    // The square under the pointer, and the token standing on it (a token drawn over its square's
+    // edge does not take a tap on the next one); on a rows board, the token tapped.
+    var sq = board().classList.contains("board-grid") ? cellAt(window.vttTapPoint ? window.vttTapPoint(e) : e) : null;
+    var tok = sq ? board().querySelector('.token[data-x="' + sq[0] + '"][data-y="' + sq[1] + '"]') : e.target.closest(".token");
     if (mode.type === "place") {
       if (!sq) { return; }
       var pf = document.getElementById("place-form");
@@ -344,10 +347,6 @@
     }
     var opt = mode.option;
     var form = mode.form;
-    if (!tok && sq) {
-      // The whole square is the tap target, not only the token's circle.
-      tok = board().querySelector('.token[data-x="' + sq[0] + '"][data-y="' + sq[1] + '"]');
-    }
     if (opt.targets && opt.targets.length) {
       if (!tok || opt.targets.indexOf(tok.dataset.cid) < 0) { setHint("Not a valid target: tap a highlighted token."); return; }
       form.querySelector("select[name=target]").value = tok.dataset.cid;

@@ -2,7 +2,7 @@
    or a pinch; pan by dragging; "Fit board" and "Centre on acting". The keyboard works it too:
    arrow keys move a focus square, Enter picks what is there (the same as a tap), + and - zoom.
    Prompts and "your turn" are read out through live regions. No rule lives here: picking a square
-   is a click that battle.js handles like a tap. */
+   is a click that battle.js (or board-act.js) handles like a tap; following the turn is board-follow.js's. */
 (function () {
   "use strict";
   var root = document.getElementById("battle-root");
@@ -174,6 +174,14 @@
     return { x: (p[0].x + p[1].x) / 2, y: (p[0].y + p[1].y) / 2 };
   }
 
+  // A new press is never the end of an earlier drag: whatever that drag left to swallow goes with it
+  // (a touch drag sends no click at its end, so the flag would otherwise eat the next tap).
+  var pressedAt = null; // where the last press came down: a focus it brings is no keyboard's
+  scroller.addEventListener("pointerdown", function (e) {
+    swallowClick = false;
+    pressedAt = { x: e.clientX, y: e.clientY, time: e.timeStamp };
+  }, true);
+
   scroller.addEventListener("pointerdown", function (e) {
     if (e.pointerType === "mouse" && e.button !== 0) { return; }
     // Before the start a mouse drags tokens to their squares (table-flow.js): that is not a pan.
@@ -284,7 +292,7 @@
     }
     el.style.gridColumn = String(focus[0] + 1);
     el.style.gridRow = String(focus[1] + 1);
-    b.classList.toggle("keyboard", document.activeElement === b);
+    b.classList.toggle("keyboard", document.activeElement === b && b.matches(":focus-visible"));
     if (scroll) { el.scrollIntoView({ block: "nearest", inline: "nearest" }); }
   }
 
@@ -308,11 +316,19 @@
   }
 
   document.addEventListener("focusin", function (e) {
-    if (e.target === board() && isGrid()) {
-      startFocus();
-      drawFocus(true);
-      say(describe(focus[0], focus[1]));
+    if (e.target !== board() || !isGrid()) { return; }
+    if (pressedAt && performance.now() - pressedAt.time < 1000) {
+      // Focused by a tap or a click: the focus square goes where it landed, and nothing scrolls
+      // (scrolling to the acting token here moved the board under the finger before its click).
+      var b = board(), d = dims(), r = b.getBoundingClientRect(), size = r.width / d.cols;
+      focus = [Math.max(0, Math.min(d.cols - 1, Math.floor((pressedAt.x - r.left) / size))),
+        Math.max(0, Math.min(d.rows - 1, Math.floor((pressedAt.y - r.top) / size)))];
+      pressedAt = null;
+      return;
     }
+    startFocus();
+    drawFocus(true);
+    say(describe(focus[0], focus[1]));
   });
   document.addEventListener("focusout", function (e) {
     if (e.target === board()) { e.target.classList.remove("keyboard"); }
@@ -372,30 +388,10 @@
     }
   }
 
-  // When one of the viewer's own tokens starts acting out of sight (the view was left centred on
-  // whoever acted before), bring it into view once; a board panned by hand is left alone otherwise.
-  // A token is known as the viewer's own only once the viewer's own regions have arrived.
-  var lastActing = null;
-  function inView(el) {
-    var r = el.getBoundingClientRect();
-    var v = scroller.getBoundingClientRect();
-    return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
-  }
-  function followTurn() {
-    var b = board();
-    var t = b && isGrid() ? b.querySelector(".token.acting") : null;
-    var mine = !!t && t.classList.contains("mine");
-    var key = t ? t.dataset.cid + (mine ? ":mine" : "") : null;
-    if (key === lastActing) { return; }
-    lastActing = key;
-    if (mine && !inView(t)) { centreOn(t); }
-  }
-
   // ------------------------------------------------------------ after every render
   function after() {
     applyGeometry();
     if (!fitted && scroller.clientWidth > 0) { fit(true); }
-    followTurn();
     if (document.activeElement === board() || board() && board().classList.contains("keyboard")) { drawFocus(false); }
     else if (focus) { drawFocus(false); }
     announce();
@@ -417,6 +413,5 @@
   });
   applyGeometry();
   fit(true);
-  followTurn();
   announce();
 })();

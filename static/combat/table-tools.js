@@ -246,6 +246,9 @@
 
   // ------------------------------------------------------------ the pointer on the board
   scroller.addEventListener("pointerdown", function (e) {
+    // A new press: the click a ping or a tool's drag left to swallow never came (a touch drag and a
+    // long press send none), and this press's own click is a tap.
+    swallow = false;
     if (!isGrid() || (e.pointerType === "mouse" && e.button !== 0)) { return; }
     var sq = cellAt(e);
     if (!sq) { return; }

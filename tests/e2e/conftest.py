@@ -52,6 +52,9 @@ def shots_folder() -> pathlib.Path | None:
 
 
 PHONE = {"width": 390, "height": 844}
+#: The name of a test report's user property holding a line for the run's summary (the counts of
+#: tests/e2e/test_table_flow.py and the tap-accuracy test), printed by ``pytest_terminal_summary``.
+FLOW_LINE = "summary-line"
 LAPTOP = {"width": 1280, "height": 800}
 
 
@@ -236,18 +239,20 @@ def _media_in_a_temporary_folder(_session_media, settings):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """The figures the sit-down tests measured (their ``sitdown`` user property, tests/e2e/sitdown.py), one
-    line each after the run: ``join ruleset=<key> player taps=<N> chars=<M> klm_s=<S>``, ``try ...``.
-    Read from the reports, so lines from pytest-xdist's workers are printed too."""
-    lines = [
-        value
-        for reports in terminalreporter.stats.values()
-        for report in reports
-        if getattr(report, "when", "") == "call"
-        for key, value in getattr(report, "user_properties", ())
-        if key == "sitdown"
-    ]
-    if lines:
-        terminalreporter.write_sep("-", "sit down and play")
-        for line in sorted(lines):
-            terminalreporter.write_line(line)
+    """The figures the tests measured, one line each after the run, read from the reports so lines from
+    pytest-xdist's workers are printed too: the table flow's and the taps' (``FLOW_LINE``:
+    ``table-flow ruleset=<key> GM clicks=<N> player taps=<M> fields=<K>``), then the sit-down tests'
+    (their ``sitdown`` property, tests/e2e/sitdown.py: ``join ruleset=<key> player taps=<N> ...``)."""
+    for key, title in ((FLOW_LINE, "counts"), ("sitdown", "sit down and play")):
+        lines = [
+            value
+            for reports in terminalreporter.stats.values()
+            for report in reports
+            if getattr(report, "when", None) == "call"
+            for name, value in getattr(report, "user_properties", ())
+            if name == key
+        ]
+        if lines:
+            terminalreporter.write_sep("-", title)
+            for line in sorted(lines):
+                terminalreporter.write_line(line)

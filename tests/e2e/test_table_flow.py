@@ -1,10 +1,14 @@
 """The whole way to the first roll, counted in a real Chromium.
 
 A new GM (1280 px) signs up, makes a campaign, invites a player and copies the
-link; the player (a 390 x 844 phone) signs up through the link, makes a
-character from a template; the GM makes a battle with the party and two
-monsters and starts it; the player joins from the live notice and attacks.
-Each click or tap and each typed field is counted. One line per ruleset:
+link; the player (a 390 x 844 touch phone) signs up through the link and makes a
+character from the default template (whatever it is: no ranged shortcut); the GM
+makes a battle with the party and a monster and starts it, with the sides where the
+set-up puts them; when the monster acts first the GM plays its turn from the board
+(a tap on the hero, Confirm); the player joins from the live notice and attacks from
+the board: a tap on the monster, Confirm. Each click or tap and each typed field is
+counted; the counts are reported at the end of the run (``pytest_terminal_summary``
+in tests/e2e/conftest.py), one line per ruleset and who acts first:
 
     table-flow ruleset=<key> GM clicks=<N> player taps=<M> fields=<K>
 
@@ -14,285 +18,68 @@ With ``VTT_SHOTS`` set, screenshots of each new screen at 390 and 1280 px are sa
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
 from combat.engine.rulesets import get_ruleset
-from tests.e2e.conftest import LAPTOP, PHONE, SHOTS, save_shot
+from tests.e2e.conftest import FLOW_LINE, LAPTOP, PHONE
+from tests.e2e.flow import (
+    Flow,
+    first_attack_from_the_board,
+    gm_makes_a_campaign_and_copies_the_invite,
+    gm_starts_a_battle_and_the_player_joins,
+    hero_in_sight,
+    player_joins_and_makes_a_character,
+    snap,
+    until_the_players_turn,
+)
 from tests.e2e.seats import WAIT, phone_layout_problems, wait_live
 
-PASSWORD = "a-long-pass-phrase-7"
-RULESETS = ["luck", "mist", "paradigm"]
-# The template the player picks: a hero with a ranged attack, so the first attack needs no move.
-HERO = {"luck": "Mage", "mist": "Mage", "paradigm": "Mage"}
-
-
-class Counter:
-    def __init__(self) -> None:
-        self.clicks = 0
-        self.fields = 0
-
-    def click(self, locator) -> None:
-        locator.click()
-        self.clicks += 1
-
-    def fill(self, locator, value: str) -> None:
-        locator.fill(value)
-        self.fields += 1
-
-    def select(self, locator, value: str) -> None:
-        locator.select_option(value)
-        self.fields += 1
-
-
-def snap(page, name: str) -> None:
-    save_shot(page, f"flow-{name}")
-
-
-def snap_both(page, name: str) -> None:
-    """The same screen at laptop and phone width, then back to the page's own size (with VTT_SHOTS)."""
-    if SHOTS is None:
-        return
-    size = page.viewport_size
-    for label, viewport in (("1280", LAPTOP), ("390", PHONE)):
-        page.set_viewport_size(viewport)
-        snap(page, f"{name}-{label}")
-    page.set_viewport_size(size)
-
-
-def no_sideways_scroll(page) -> None:
-    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert wide <= 1, f"{page.url} scrolls sideways by {wide}px"
-
-
-def _rig_first(battle_id: int, side: str) -> None:
-    """Choose the battle's dice seed so that ``side`` acts first once it starts (the engine's dice are
-    seeded per battle, ENG-2: picking the seed is how a test scripts them through a real server)."""
-    from combat import services  # noqa: PLC0415
-    from combat.engine.actions import Action, Refusal  # noqa: PLC0415
-    from combat.engine.core import resolve  # noqa: PLC0415
-    from combat.engine.dice import Dice  # noqa: PLC0415
-    from combat.models import Battle  # noqa: PLC0415
-
-    battle = Battle.objects.get(pk=battle_id)
-    state = services.load_state(battle)
-    for seed in range(500):
-        out = resolve(state, Action("setup.start", None, {}), Dice(seed, battle.seq))
-        if isinstance(out, Refusal):
-            continue
-        first = out[1].current()
-        if first is not None and first.side == side:
-            Battle.objects.filter(pk=battle_id).update(seed=seed)
-            return
-    raise AssertionError(f"no seed lets the {side} act first")
-
-
-def _seq(page) -> int:
-    return int(page.locator("#battle-seq").get_attribute("data-seq") or 0)
-
-
-def _wait_past(page, before: int) -> None:
-    page.wait_for_function(
-        "n => parseInt(document.getElementById('battle-seq').dataset.seq, 10) > n", arg=before
-    )
-
-
-def _attack_on(page, target: str):
-    """The acting combatant's first available option that picks ``target`` (not a move)."""
-    for form in page.locator("#actions form.act-form.needs-pick").all():
-        if form.locator("button[disabled]").count() or form.locator("input[name=kind][value=move]").count():
-            continue
-        if target in json.loads(form.get_attribute("data-option") or "{}").get("targets", []):
-            return form
-    return None
-
-
-def _play_monster_turn(gm, g: Counter, hero: str) -> None:
-    """The GM plays the monster's turn as a person would: into reach if need be, the attack, end turn."""
-    from tests.e2e.seats import tap_square  # noqa: PLC0415
-
-    form = _attack_on(gm, hero)
-    if form is None:  # one move from contact: step next to the hero first
-        move = gm.locator("#actions form.act-form:has(input[name=kind][value=move])")
-        option = json.loads(move.get_attribute("data-option") or "{}")
-        squares = option.get("squares") or [  # a move's squares may come as a letter per square
-            [i % option["w"], i // option["w"]]
-            for i, ch in enumerate(option.get("steps", ""))
-            if ch.islower()
-        ]
-        at = gm.locator(f'#board .token[data-cid="{hero}"]')
-        hx, hy = int(at.get_attribute("data-x") or 0), int(at.get_attribute("data-y") or 0)
-        near = [sq for sq in squares if abs(sq[0] - hx) + abs(sq[1] - hy) == 1]
-        assert near, f"the monster cannot reach the hero in one move: {squares}"
-        before = _seq(gm)
-        g.click(move.locator("button[data-pick]"))
-        tap_square(gm, near[0][0], near[0][1])
-        g.clicks += 1
-        g.click(gm.locator("#confirm button[data-confirm=yes]"))
-        _wait_past(gm, before)
-        form = _attack_on(gm, hero)
-    assert form is not None, "the monster has no attack on the hero"
-    before = _seq(gm)
-    g.click(form.locator("button[data-pick]"))
-    g.click(gm.locator(f'#board .token[data-cid="{hero}"]'))
-    g.click(gm.locator("#confirm button[data-confirm=yes]"))
-    _wait_past(gm, before)
+RULESETS = ["luck", "mist", "paradigm", "action-block"]
 
 
 @pytest.mark.parametrize("first", ["player", "monster"])
 @pytest.mark.parametrize("ruleset", RULESETS)
-def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, capsys):
+def test_new_gm_to_first_roll(asgi_server, browser, ruleset, first, request):
     """Every click, tap and typed field from an empty site to the player's first attack: no direct URL
     but the site's address (the GM's) and the invite link the GM sends (the player's)."""
-    base = asgi_server
     gm_ctx = browser.new_context(viewport=LAPTOP)
-    gm_ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    gm_ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=asgi_server)
     gm_ctx.set_default_timeout(WAIT)
-    gm = gm_ctx.new_page()
     pl_ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     pl_ctx.set_default_timeout(WAIT)
-    pl = pl_ctx.new_page()
-    g, p = Counter(), Counter()
-    rules = get_ruleset(ruleset)
-    tag = f"{ruleset[:4]}_{first[0]}"
-
-    # --- the GM opens the site, signs up and lands on the new campaign form
-    gm.goto(base + "/")
-    g.click(gm.locator("#main").get_by_role("link", name="Sign up"))
-    g.fill(gm.get_by_label("Username"), f"gm_{tag}")
-    g.fill(gm.get_by_label("Password", exact=True), PASSWORD)
-    g.fill(gm.get_by_label("Password confirmation"), PASSWORD)
-    g.click(gm.get_by_role("button", name="Create account"))
-    gm.wait_for_url(re.compile(r".*/campaigns/new/$"))
-    g.fill(gm.get_by_label("Name"), f"The {rules.name} table")
-    gm.locator(
-        f"input[name=ruleset][value='{ruleset}']"
-    ).check()  # the ruleset's card: a choice, as the select was
-    g.fields += 1
-    expect(gm.locator("#house-rules input[name=options_for]")).to_have_value(ruleset)
-    snap_both(gm, f"{ruleset}-campaign-form")
-    g.click(gm.get_by_role("button", name="Create campaign"))
-    gm.wait_for_url(re.compile(r".*/campaigns/\d+/$"))
-
-    # --- the invite link is ready: copy it
-    expect(gm.locator(".next-step").get_by_role("button", name="Copy link")).to_be_visible()
-    copy = gm.locator("[data-copy=first-invite]")  # the same button, found while it says "Copied!"
-    g.click(copy)
-    expect(copy).to_have_text("Copied!")
-    link = gm.evaluate("navigator.clipboard.readText()")
-    assert "/join/" in link
-    snap_both(gm, f"{ruleset}-campaign-gm")
-
-    # --- the player opens the link on a phone, types a name and is in (a guest seat), on the character form
-    pl.goto(link)
-    expect(pl.locator("h1")).to_contain_text(f"gm_{tag} invites you to The {rules.name} table")
-    snap_both(pl, f"{ruleset}-invite")
-    p.fill(pl.get_by_label("Your name"), f"Player {tag}")
-    p.click(pl.get_by_role("button", name="Join the campaign"))
-    pl.wait_for_url(re.compile(r".*/characters/new/$"))
-    # --- a character from a template, playable at once
-    p.click(pl.locator(".templates").get_by_role("link", name=HERO[ruleset], exact=True))
-    expect(pl.get_by_label("Name", exact=True)).to_have_value(HERO[ruleset])
-    snap_both(pl, f"{ruleset}-character-template")
-    p.click(pl.get_by_role("button", name="Create character"))
-    pl.wait_for_url(re.compile(r".*/campaigns/\d+/$"))
-    no_sideways_scroll(pl)
-    setup_taps = p.clicks
-
-    # --- the GM: New battle (the party and a first monster are ready) -> create -> start
-    g.click(gm.get_by_role("link", name="New battle"))
-    expect(gm.get_by_label("Add the party")).to_be_checked()
-    expect(gm.locator("input.count").first).to_have_value("1")
-    snap_both(gm, f"{ruleset}-new-battle")
-    g.click(gm.get_by_role("button", name="Create the battle"))
-    gm.wait_for_url(re.compile(r".*/battles/\d+/$"))
-    battle_url = gm.url
-    wait_live(gm)
-    expect(gm.locator("#board .token")).to_have_count(2)
-    snap_both(gm, f"{ruleset}-setup")
-    _rig_first(int(battle_url.rstrip("/").rsplit("/", 1)[1]), "party" if first == "player" else "enemy")
-    g.click(gm.get_by_role("button", name="Start the battle"))
-
-    # --- the player's campaign page hears it live and joins
-    notice = pl.locator("#battle-notice")
-    expect(notice).to_contain_text("has started")
-    snap_both(pl, f"{ruleset}-campaign-live")
-    p.click(notice.get_by_role("link", name="Join the battle"))
-    pl.wait_for_url(battle_url)
-    wait_live(pl)
-    hero = pl.locator("#board .token.side-party").first.get_attribute("data-cid") or ""
-
-    # --- until the player's turn: the GM plays the monster (moves into reach, attacks, ends its turn);
-    # a question for the player (a reaction, Paradigm's job switch) is one tap on its default answer
-    played = False
-    for _ in range(8):
-        if pl.locator("#actions .your-turn").count():
-            break
-        before = _seq(pl)
-        if pl.locator("#prompt").is_visible():
-            snap(pl, f"{ruleset}-prompt-390")
-            p.click(pl.locator("#prompt button.opt.default"))
-        elif not played:
-            _play_monster_turn(gm, g, hero)
-            played = True
-            continue
-        else:
-            g.click(gm.locator("#actions form.act-form:has(input[name=kind][value=end_turn]) button"))
-        _wait_past(pl, before)
-    expect(pl.locator("#actions .your-turn")).to_contain_text("Your turn")
+    f = Flow(ruleset, first, gm_ctx.new_page(), pl_ctx.new_page())
+    campaign_url, link = gm_makes_a_campaign_and_copies_the_invite(f, asgi_server)
+    template = player_joins_and_makes_a_character(f, link, campaign_url)
+    setup_taps = f.p.clicks
+    hero = gm_starts_a_battle_and_the_player_joins(f, campaign_url)
+    played = until_the_players_turn(f, hero)
     assert played == (first == "monster"), "the monster acted before the player only when it won initiative"
-    if rules.board == "grid":  # the player's acting token comes wholly into the board's view
-        pl.wait_for_function(
-            """() => {
-              const t = document.querySelector('#board .token.acting.mine');
-              const v = document.querySelector('[data-board-view]').getBoundingClientRect();
-              if (!t) return false;
-              const r = t.getBoundingClientRect();
-              return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
-            }""",
-            timeout=5000,
-        )
-    snap(pl, f"{ruleset}-your-turn-390")
-    assert phone_layout_problems(pl) == [], "the player's phone on their turn"
-    gm_clicks = g.clicks
-
-    # --- the first attack: the option, the target, confirm (three taps)
-    taps_before = p.clicks
-    monster = pl.locator("#board .token.side-enemy").first.get_attribute("data-cid") or ""
-    option = _attack_on(pl, monster)
-    assert option is not None, "no attack of the template hero reaches the monster"
-    p.click(option.locator("button[data-pick]"))
-    p.click(pl.locator(f'#board .token[data-cid="{monster}"]'))
-    p.click(pl.locator("#confirm button[data-confirm=yes]"))
-    outcome = pl.locator("#battle-messages .msg.outcome")
-    expect(outcome).to_be_visible()
-    text = outcome.inner_text()
-    assert re.search(r"Hit!|Miss\.|Critical hit!|damage|Waiting", text), text
-    snap(pl, f"{ruleset}-outcome-390")
-    attack_taps = p.clicks - taps_before
-    expect(gm.locator("#log .entry").first).to_be_visible()
-    expect(gm.locator("#battle-messages")).not_to_contain_text("has begun")
-    snap(gm, f"{ruleset}-battle-gm-1280")
-
+    if f.rules.board == "grid":
+        hero_in_sight(f.pl)
+    snap(f.pl, f"{ruleset}-your-turn-390")
+    assert phone_layout_problems(f.pl) == [], "the player's phone on their turn"
+    gm_clicks, taps_before = f.g.clicks, f.p.clicks
+    label = first_attack_from_the_board(f)
+    attack_taps = f.p.clicks - taps_before
     # Tap targets on the battle page: the campaign link and the tokens are at least 44 px.
-    for locator in (pl.locator(".crumb-link"), pl.locator("#board .token").first):
+    for locator in (f.pl.locator(".crumb-link"), f.pl.locator("#board .token").first):
         box = locator.bounding_box()
         assert box and box["width"] >= 44 and box["height"] >= 44, box
-
-    fields = g.fields + p.fields
-    with capsys.disabled():
-        print(
-            f"\ntable-flow ruleset={ruleset} GM clicks={gm_clicks} player taps={attack_taps} fields={fields}"
+    fields = f.g.fields + f.p.fields
+    line = f"table-flow ruleset={ruleset} GM clicks={gm_clicks} player taps={attack_taps} fields={fields}"
+    request.node.user_properties.append((FLOW_LINE, line))
+    request.node.user_properties.append(
+        (
+            FLOW_LINE,
+            f"  ({first} first; the player's {template} plays {label}; {setup_taps} taps to sign up, join and "
+            f"make a character; {f.p.clicks} taps in all)",
         )
-        print(
-            f"  ({first} first; player: {setup_taps} taps to sign up, join and make a character; "
-            f"{p.clicks} taps in all)"
-        )
-    assert gm_clicks <= (10 if first == "player" else 14), gm_clicks
-    assert attack_taps <= 3
+    )
+    assert attack_taps <= 3, line
+    assert gm_clicks <= (10 if first == "player" else 12), line
     gm_ctx.close()
     pl_ctx.close()
 

@@ -204,6 +204,9 @@ MATRIX: list[tuple[str, str, tuple[str, ...], str, Any, tuple[Any, ...]]] = [
         None,
         (L, 404, 404, 403, 403, 403, 200),
     ),
+    # The plan menu of a tap on the Goblin (``?target=``): every member gets an answer (plans for whoever
+    # acts now: Ayla's owner and the GM; the others are told it is not their turn), strangers nothing.
+    ("battle_plans", "battle_plans", ("battle",), "get", None, (L, 404, 404, 200, 200, 200, 200)),
     # The acting player (Ayla's owner) ends Ayla's turn; others try it, or act for Bram / the Goblin.
     (
         "act-own-character",

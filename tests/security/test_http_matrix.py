@@ -77,6 +77,8 @@ def test_http_permission_matrix(world, row, name, args, method, data, role, expe
     before = [fingerprint(b) for b in watched]
     if name == "battle_log":
         url += f"?before={world['battle'].seq + 1}"
+    if name == "battle_plans":
+        url += f"?target={ids['goblin_token']}"
     response = client.post(url, data(world), **headers) if method == "post" else client.get(url)
     if expected == L:
         assert response.status_code == 302, (row, role, response.status_code)

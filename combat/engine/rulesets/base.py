@@ -307,6 +307,21 @@ class Ruleset:
         """Finish the action paused by ``decision`` with the chosen option."""
         return None
 
+    # --- plans (``combat.engine.plans``: target-first acting on the board) ------------------------
+    #: The option kinds that move the acting combatant (a move's squares, or a change of row): a plan
+    #: may take one before its action.
+    plan_moves: ClassVar[tuple[str, ...]] = ("move",)
+    #: Option kinds that lengthen the turn's moves (Mist & Rampart's double move): a plan may take one
+    #: before its move.
+    plan_boosts: ClassVar[tuple[str, ...]] = ()
+
+    def plan_steps(
+        self, state: BattleState, c: Combatant, option: ActionOption
+    ) -> list[tuple[dict[str, Any], list[tuple[int, int]]]]:
+        """The steps ``option`` itself may take before it acts (D20 Luck's free step): for each, the
+        parameters it adds to the action and the squares walked, start first. Default: none."""
+        return []
+
     def check_victory(self, state: BattleState) -> dict[str, Any] | None:
         """ENG-9: the result when the battle is over, else None. Default: one side left able to act."""
         able_sides = {c.side for c in state.combatants.values() if c.able}

@@ -43,7 +43,7 @@ from combat.engine.rulesets.luck.content import (
     validate_luck_content,
 )
 from combat.engine.rulesets.luck.events import APPLIERS, EVENTS
-from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN, items_left
+from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN, free_steps, items_left
 from combat.engine.rulesets.luck.sheet import OPTIONS, SHEET
 from combat.engine.rulesets.luck.tactics import TACTICS
 
@@ -68,6 +68,7 @@ class Luck(Ruleset):
     appliers = APPLIERS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
+    plan_steps = staticmethod(free_steps)
     tactics = TACTICS
     content = STARTER
     heroes, monsters = HEROES, MONSTERS

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.rulesets.base import blocked_by, definition
+from combat.engine.board import neighbours
+from combat.engine.rulesets.base import blocked_by, definition, grid_metric_of, obstacles
 
 if TYPE_CHECKING:
+    from combat.engine.actions import ActionOption
     from combat.engine.state import BattleState, Combatant
 
 
@@ -166,3 +168,25 @@ def valid_target(state: BattleState, c: Combatant, t: Combatant, a: dict[str, An
     if kind == "ally":
         return t.side == c.side and (not t.ko or a["type"] == "heal")
     return not t.ko or a["type"] == "heal"
+
+
+def free_steps(
+    state: BattleState, c: Combatant, option: ActionOption
+) -> list[tuple[dict[str, Any], list[tuple[int, int]]]]:
+    """LUCK-ACT-3: an ability may move 1 square as part of it, to a free neighbouring square (as
+    ``act_ability`` checks it): each such step, with the squares walked. A plan's way to reach one
+    square further (``combat.engine.plans``); a Recover stays where it is."""
+    if (
+        option.kind != "ability"
+        or c.pos is None
+        or "status" in option.params
+        or blocked_by(state, c, "movement")
+    ):
+        return []
+    blocked, no_stop = obstacles(state, c)
+    diagonal = grid_metric_of(state) == "chebyshev"
+    return [
+        ({"to": list(sq)}, [c.square, sq])
+        for sq in neighbours(c.square, state.width, state.height, diagonal)
+        if sq not in blocked and sq not in no_stop
+    ]

@@ -65,6 +65,7 @@ class Mist(Ruleset):
     params = PARAMS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
+    plan_boosts = ("double_move",)  # MIST-MOVE-2: spending every slot doubles the move
     tactics = TACTICS
     events = EVENTS
     appliers = APPLIERS

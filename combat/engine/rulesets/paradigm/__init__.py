@@ -69,6 +69,7 @@ class Paradigm(Ruleset):
     params = PARAMS
     resume = staticmethod(resume)
     legal_actions = staticmethod(legal_actions)
+    plan_moves = ("change_row",)  # PARA-ACT-MOVE: a move is a change of row
     tactics = TACTICS
     events = EVENTS
     appliers = APPLIERS
