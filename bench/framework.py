@@ -9,7 +9,7 @@ place only while it saves at least 0.5 ms of server CPU per action, or 5 % of an
 - ``sql`` (kept): the action's three hand-written statements in ``combat.services`` (``_lock``,
   ``_insert_events``, ``_write``); stock: the ORM's annotated ``select_for_update``, ``bulk_create``
   and ``update``;
-- ``access`` (kept): ``vtt.access.battle_access``'s one statement; stock: ``battle_access_orm`` (the
+- ``access`` (kept): ``combat.access.battle_access``'s one statement; stock: ``battle_access_orm`` (the
   session engine and the ORM). Not on the action's path but on a battle socket's, on connect and
   again every 15-30 s: its figure is per check.
 
@@ -154,7 +154,7 @@ def build_app(switched: set[str]) -> Any:
         django_handler = ASGIHandler()
 
         async def app(scope: Any, receive: Any, send: Any) -> None:
-            # The live push hands its publish to the server's loop either way (combat.live.publish).
+            # The live push hands its publish to the server's loop either way (vtt.sockets.publish).
             SERVER_LOOP.set(asyncio.get_running_loop())
             await django_handler(scope, receive, send)
 
@@ -174,8 +174,9 @@ class Table:
         from django.conf import settings
         from django.contrib.auth import get_user_model
 
-        from combat import live, presenters
+        from combat import presenters
         from combat.table import load_table
+        from vtt import sockets
         from vtt.models import Role
 
         users = get_user_model().objects.filter(username__in=[setup["gm"], *setup["players"]])
@@ -199,7 +200,7 @@ class Table:
         async def record(group: str, message: dict[str, Any]) -> None:
             self.frame.update(gm=message["gm"], seq=message["seq"])
 
-        live._send = record  # type: ignore[assignment]
+        sockets._send = record  # type: ignore[assignment]
 
     async def act(self, app: Any) -> None:
         actor = ACTOR.search(self.frame["gm"])
@@ -382,7 +383,7 @@ def access_ms(
 def access_rounds(table: Table, rounds: int, calls: int) -> tuple[list[float], list[float]]:
     from django.contrib.auth import get_user_model
 
-    from vtt.access import battle_access, battle_access_orm
+    from combat.access import battle_access, battle_access_orm
 
     users = list(get_user_model().objects.filter(username__in=list(table.cookies)))
     sessions = {u.pk: table.cookies[u.username][0].decode().split(";")[0].split("=", 1)[1] for u in users}

@@ -69,6 +69,7 @@ def main() -> None:
     from bench.live import session_for
     from combat import live, presenters
     from combat.table import Table, load_table
+    from vtt import sockets
     from vtt.models import Role
 
     users = get_user_model().objects.filter(username__in=[setup["gm"], *setup["players"]])
@@ -90,7 +91,7 @@ def main() -> None:
     async def record(group: str, message: dict) -> None:
         frame.update(seq=message["seq"], gm=page.gm_page(message["gm"]))
 
-    live._send = record  # type: ignore[assignment]
+    sockets._send = record  # type: ignore[assignment]
     render_ms: list[float] = []
     render = live.message_for
     render_profiler = cProfile.Profile() if args.profile == "render" else None

@@ -1,4 +1,22 @@
+from __future__ import annotations
+
+from typing import Any
+
 from django.apps import AppConfig
+
+
+def _battle_routes() -> tuple[list[Any], dict[str, Any]]:
+    """The battle sockets' routes and the odds jobs' channel (``vtt.routing`` asks once Django is set up)."""
+    from combat.routing import channel_routes, websocket_urlpatterns
+
+    return websocket_urlpatterns, channel_routes
+
+
+def _portraits_changed(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """A character was saved or deleted: the board shows its new portrait at once (this process)."""
+    from combat.table import forget_faces
+
+    forget_faces(instance.campaign_id)
 
 
 class CombatConfig(AppConfig):
@@ -6,9 +24,17 @@ class CombatConfig(AppConfig):
     verbose_name = "Combat"
 
     def ready(self) -> None:
-        from combat.demo import battle_in_progress
-        from combat.sockets import connect_signals
-        from vtt.demo import campaign_seeded
+        """What the campaign app learns of battles, registered here: it never imports this app."""
+        from django.db.models.signals import post_delete, post_save
 
-        connect_signals()
+        from combat.access import campaign_snapshots
+        from combat.demo import battle_in_progress
+        from vtt import battles, routing
+        from vtt.demo import campaign_seeded
+        from vtt.models import Character
+
+        battles.register(campaign_snapshots)
+        routing.register(_battle_routes)
+        post_save.connect(_portraits_changed, sender=Character, dispatch_uid="combat-faces-saved")
+        post_delete.connect(_portraits_changed, sender=Character, dispatch_uid="combat-faces-deleted")
         campaign_seeded.connect(battle_in_progress, dispatch_uid="combat-demo-battle")

@@ -18,10 +18,11 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods
 
 from combat import aftermath, archive, presenters
+from combat.access import battle_for
 from combat.models import Battle
 from combat.table import LOG_WINDOW, Table, members_of, vclass_of
 from combat.views import FOR_THE_BATTLE
-from vtt.access import battle_for, campaign_for
+from vtt.access import campaign_for
 from vtt.models import Role
 from vtt.requests import HtmxRequest
 

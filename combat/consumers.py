@@ -9,10 +9,10 @@ role changes. The battle's group messages reach it through its process's one
 subscription to that group (``combat.fanout``), into an outbox of its own; a
 client that lets more than ``SLOW_BACKLOG`` of them wait is dropped (4429). It
 also joins its user's own group, for messages meant for one
-person, and its account's group (``combat.sockets``), which says when the
+person, and its account's group (``vtt.sockets``), which says when the
 account's membership, role, password or session changed.
 
-Access (session, membership, role: ``vtt.access.battle_access``) is re-checked on every inbound message
+Access (session, membership, role: ``combat.access.battle_access``) is re-checked on every inbound message
 and before every push, from a per-socket cache that an ``access.changed``
 message invalidates and a background check refreshes (``RECHECK_SECONDS``). Close codes: 4403 the right to
 the table is gone (logout, removal); 4409 the same user opened too many
@@ -42,28 +42,22 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from combat import fanout, live, marks, presenters, sockets
+from combat import fanout, live, marks, presenters
+from combat.access import battle_access
 from combat.engine.actions import loads_bounded
 from combat.models import Battle
 from combat.table import load_table, members_of, vclass_of
-from vtt import chat
-from vtt.access import battle_access
+from vtt import chat, sockets
 from vtt.clientaddr import scope_address
 from vtt.models import Role
 from vtt.names import display_name
+from vtt.sockets import CLOSE_REPLACED, CLOSE_REVOKED, CLOSE_SLOW
+
+__all__ = ["CLOSE_REPLACED", "CLOSE_REVOKED", "CLOSE_SLOW", "BattleConsumer"]
 
 MAX_MESSAGE = 2048
 SYNC_EVERY = 0.25  # seconds between two full renders asked by one socket
-# A safety net only: a change of access reaches the socket at once through its account group.
-# Each socket re-checks in the background every 15-30 s (jittered: sockets opened together do not
-# re-check together, and never one after another on the push path); a push or message re-checks
-# inline only when the background check is overdue by half the period again.
-RECHECK_SECONDS = 30.0
-# Campaign pages' sockets (vtt.consumers) count under the same caps.
-SOCKETS_PER_USER = getattr(settings, "SOCKETS_PER_USER", 5)  # per battle or campaign; the oldest is closed
-SOCKETS_PER_IP = getattr(settings, "SOCKETS_PER_IP", 100)  # over every socket; a new one is refused
 SLOW_BACKLOG = getattr(settings, "SOCKET_SLOW_BACKLOG", 200)  # messages waiting: the client is too slow
-CLOSE_REVOKED, CLOSE_REPLACED, CLOSE_SLOW = 4403, 4409, 4429
 
 
 def _entry(user: Any, battle_id: int, session_key: str | None) -> tuple[str, int, int, int, int] | None:
@@ -138,7 +132,7 @@ class BattleConsumer(sockets.PushConsumer):
             return
         self.ip = scope_address(self.scope)
         self.store = sockets.store()
-        if self.ip and await self.store.ip_count(self.ip) >= SOCKETS_PER_IP:
+        if self.ip and await self.store.ip_count(self.ip) >= sockets.SOCKETS_PER_IP:
             await self.close()  # too many sockets from this address: refused before accept
             return
         self.role, _, self.campaign_id, self.width, self.height = entry
@@ -171,7 +165,7 @@ class BattleConsumer(sockets.PushConsumer):
     async def _recheck_forever(self) -> None:
         """The periodic access check, off the push path, at a jittered interval of this socket's own."""
         while not self.closing:
-            await asyncio.sleep(max(0.5, RECHECK_SECONDS * random.uniform(0.5, 1.0)))
+            await asyncio.sleep(max(0.5, sockets.RECHECK_SECONDS * random.uniform(0.5, 1.0)))
             await self._allowed(force=True)
 
     async def disconnect(self, code: int) -> None:
@@ -217,7 +211,7 @@ class BattleConsumer(sockets.PushConsumer):
             await self._announce(True)
         # Too many sockets of this user on this battle: the oldest ones go.
         await sockets.close_oldest(
-            self.channel_layer, entries, self.user_id, SOCKETS_PER_USER, self.channel_name
+            self.channel_layer, entries, self.user_id, sockets.SOCKETS_PER_USER, self.channel_name
         )
 
     async def _announce(self, online: bool) -> None:
@@ -248,7 +242,7 @@ class BattleConsumer(sockets.PushConsumer):
         """Session, membership and role, from the cache unless it was invalidated or is old."""
         if self.closing:
             return False
-        if not force and time.monotonic() - self.checked_at <= 1.5 * RECHECK_SECONDS:
+        if not force and time.monotonic() - self.checked_at <= 1.5 * sockets.RECHECK_SECONDS:
             return True  # fresh enough: the background check keeps it so
         access = await database_sync_to_async(battle_access)(
             self.user, self.battle_id, self.session_key, True

@@ -21,12 +21,8 @@ player's consumer never sends the ``gm`` part or another user's part.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
-
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 
 from combat import presenters
 from combat.engine.events import Event
@@ -34,12 +30,13 @@ from combat.engine.state import BattleState
 from combat.models import Battle
 from combat.presenters import changes
 from combat.table import Table, load_table
-from vtt.handlers import SERVER_LOOP
+from vtt.sockets import publish
+
+__all__ = ["PUSH", "battle_changed", "battle_group", "battle_written", "message_for", "publish", "user_group"]
 
 log = logging.getLogger(__name__)
 
 PUSH = "battle.push"
-_PUBLISHING: set[asyncio.Task[None]] = set()  # publishes under way (a task needs a reference)
 
 
 def battle_group(battle_id: int) -> str:
@@ -61,44 +58,6 @@ def message_for(table: Table, events: list[Event] | None = None) -> dict[str, An
     if parts is None:
         parts = presenters.class_regions(table)
     return {"type": PUSH, "seq": battle.seq, "version": battle.version, **parts}
-
-
-async def _send(group: str, message: dict[str, Any]) -> None:
-    layer = get_channel_layer()
-    if layer is not None:
-        await layer.group_send(group, message)
-
-
-def _published(task: asyncio.Task[None]) -> None:
-    _PUBLISHING.discard(task)
-    if not task.cancelled() and task.exception() is not None:
-        log.error("live push failed", exc_info=task.exception())
-
-
-def _publish_on_loop(group: str, message: dict[str, Any]) -> None:
-    """Start publishing on the running loop; the caller does not wait for it."""
-    task = asyncio.get_running_loop().create_task(_send(group, message))
-    _PUBLISHING.add(task)
-    task.add_done_callback(_published)
-
-
-def publish(group: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to ``group`` from any thread, without holding a request thread for it.
-
-    On the loop's own thread: a task. On a request thread of a running server: handed to the
-    server's loop, which publishes in the order the hand-overs came. Elsewhere (a management
-    command, a test calling a service): sent before returning.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        loop = SERVER_LOOP.get()
-        if loop is not None and loop.is_running() and not loop.is_closed():
-            loop.call_soon_threadsafe(_publish_on_loop, group, message)
-        else:
-            async_to_sync(_send)(group, message)
-    else:  # called from a thread that runs an event loop: never block it
-        _publish_on_loop(group, message)
 
 
 def battle_written(battle: Battle, state: BattleState, events: list[Event]) -> None:

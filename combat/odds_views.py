@@ -8,8 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from combat import odds
+from combat.access import battle_for
 from combat.engine.state import BattleState
-from vtt.access import battle_for
 from vtt.models import Role
 
 

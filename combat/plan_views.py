@@ -9,9 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET
 
+from combat.access import battle_for
 from combat.presenters import plans
 from combat.table import load_table
-from vtt.access import battle_for
 from vtt.models import Role
 
 MAX_ID = 16  # a combatant id ("c12") is far shorter

@@ -1,6 +1,6 @@
 """Battle pages and their HTMX endpoints. Views call services and render partials; no rule lives here.
 
-Every view starts with ``vtt.access.battle_for(request, pk)``: a battle of a campaign
+Every view starts with ``combat.access.battle_for(request, pk)``: a battle of a campaign
 the user is not a member of does not exist for them (404). Writes answer an HTMX
 request with a message for ``#battle-messages`` plus the viewer's regions swapped
 out of band; a refusal is a 4xx with its reason (battle.js tells htmx to swap
@@ -22,7 +22,8 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import marks, odds, presenters, services, setup
+from combat import campaign_push, marks, odds, presenters, services, setup
+from combat.access import battle_for
 from combat.engine.actions import RefusalCode
 from combat.engine.rulesets import get_ruleset
 from combat.engine.told import Teller, told
@@ -43,8 +44,7 @@ from combat.presenters.log import log_entries
 from combat.setup import numbered_names
 from combat.table import LOG_WINDOW, battle_urls, load_table
 from vtt import chat
-from vtt import live as vtt_live
-from vtt.access import battle_for, campaign_for
+from vtt.access import campaign_for
 from vtt.content import bestiary, template_slug
 from vtt.forms import BattleMapForm
 from vtt.models import Character, CharacterKind, MapImage, Role
@@ -144,7 +144,7 @@ def battle_new(request: HtmxRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         result = _setup(request, campaign, form, party, foes, templates)
         if result.ok:
-            vtt_live.battles_changed(campaign)
+            campaign_push.battles_changed(campaign)
             return redirect("battle", result.battle_id)
         form.add_error(None, result.reason)
     rules = campaign.ruleset_class()
@@ -266,7 +266,7 @@ def battle_start(request: HtmxRequest, pk: int) -> HttpResponse:
         return _reply(request, battle.pk, role, False, str(exc), 400)
     result = services.start_battle(battle.pk, request.user, seq, token)
     if result.ok and not result.duplicate:
-        vtt_live.battles_changed(battle.campaign, started=battle)
+        campaign_push.battles_changed(battle.campaign, started=battle)
     first = result.state.current() if result.ok and result.state is not None else None
     return _result(
         request,

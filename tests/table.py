@@ -19,13 +19,13 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from combat import services, sockets
+from combat import services
 from combat.engine.autoplay import random_action
 from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.luck.content import HEROES, MONSTERS
 from combat.models import Battle
 from combat.table import clear_caches
-from vtt import homebrew
+from vtt import homebrew, sockets
 from vtt.models import Campaign, Character, CharacterKind, Membership, Role
 
 PERSONAS = ("gm", "player", "other_player", "observer", "outsider")

@@ -18,10 +18,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ChannelNameRouter, ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from combat.odds import CHANNEL as ODDS_CHANNEL  # noqa: E402
-from combat.odds import OddsWorker  # noqa: E402
-from combat.routing import websocket_urlpatterns  # noqa: E402
-from vtt.routing import websocket_urlpatterns as campaign_urlpatterns  # noqa: E402
+from vtt.routing import channel_routes, websocket_routes  # noqa: E402
 from vtt.wsorigin import SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -29,10 +26,11 @@ application = ProtocolTypeRouter(
         "http": django_asgi_app,
         "websocket": SameOriginValidator(
             # types-channels wants its own pattern type here; Channels takes Django's path() patterns.
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns + campaign_urlpatterns))  # type: ignore[arg-type]
+            AuthMiddlewareStack(URLRouter(websocket_routes()))  # type: ignore[arg-type]
         ),
-        # ``manage.py runworker --layer jobs odds``: the encounter-odds jobs (combat/odds.py).
-        "channel": ChannelNameRouter({ODDS_CHANNEL: OddsWorker.as_asgi()}),
+        # The routes the apps registered when Django started (the battles app: ``combat.apps``), e.g.
+        # ``manage.py runworker --layer jobs odds`` for the encounter-odds jobs.
+        "channel": ChannelNameRouter(channel_routes()),
     }
 )
 

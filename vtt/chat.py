@@ -33,13 +33,13 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from combat import live
 from combat.engine.dice import Dice
-from combat.sockets import campaign_group
+from vtt import sockets
 from vtt.access import can_see_sheet
 from vtt.chat_commands import HELP, MAX_LENGTH, ChatError, Person, SheetRef, clean, compose, sheet_numbers
 from vtt.models import Campaign, Character, CharacterKind, ChatMessage, Membership, Role
 from vtt.names import display_name
+from vtt.sockets import campaign_group
 
 log = logging.getLogger(__name__)
 
@@ -458,6 +458,6 @@ def publish(message: ChatMessage, roles: dict[str, str] | None = None) -> None:
                     campaign_id=message.campaign_id, user_id__in=[message.author_id, message.recipient_id]
                 ).values_list("user_id", "role")
             }
-        live.publish(campaign_group(message.campaign_id), push_message(message, roles))
+        sockets.publish(campaign_group(message.campaign_id), push_message(message, roles))
     except Exception:
         log.exception("chat push for campaign %s failed", message.campaign_id)

@@ -1,7 +1,7 @@
 """The campaign page's websocket: tells its members, without a reload, when a battle is created or
 starts, and brings the campaign's chat.
 
-Like the battle socket it only pushes: ``vtt.live.battles_changed`` renders the
+Like the battle socket it only pushes: ``combat.campaign_push.battles_changed`` renders the
 campaign's battle list (and a notice) once per change and sends it to the
 group ``campaign-<id>``; each socket forwards those bytes. ``vtt.chat`` sends
 each chat line to the same group with each kind of reader's bytes, and a
@@ -9,10 +9,10 @@ socket sends its member only their part (``chat.pick``). Access is checked
 as the battle socket's is (``vtt.access.campaign_access``: the session is still
 this user's, the user a member) on connect, before each battle-list push,
 before a chat push once the last check is ``RECHECK_SECONDS`` old, and at once
-when the account's access changes (``combat.sockets.notify``): logging out
+when the account's access changes (``vtt.sockets.notify``): logging out
 or leaving the campaign closes the socket with 4403.
 
-The battle sockets' caps hold here too (``combat.sockets``): at most
+The battle sockets' caps hold here too (``vtt.sockets``): at most
 ``SOCKETS_PER_USER`` per user per campaign (a newer one closes the oldest,
 4409) and, with the battle sockets, ``SOCKETS_PER_IP`` per address.
 """
@@ -24,14 +24,11 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from combat import consumers as battle_sockets
-from combat import sockets
-from combat.consumers import CLOSE_REPLACED, CLOSE_REVOKED, RECHECK_SECONDS
-from combat.sockets import campaign_group
-from vtt import chat
+from vtt import chat, sockets
 from vtt.access import campaign_access
 from vtt.clientaddr import scope_address
 from vtt.models import Role
+from vtt.sockets import CLOSE_REPLACED, CLOSE_REVOKED, campaign_group
 
 __all__ = ["CampaignConsumer", "campaign_group"]
 
@@ -57,7 +54,7 @@ class CampaignConsumer(sockets.PushConsumer):
             return
         self.ip = scope_address(self.scope)
         self.store = sockets.store()
-        if self.ip and await self.store.ip_count(self.ip) >= battle_sockets.SOCKETS_PER_IP:
+        if self.ip and await self.store.ip_count(self.ip) >= sockets.SOCKETS_PER_IP:
             await self.close()  # too many sockets from this address: refused before accept
             return
         self.role, self.user_id, self.checked_at = role, str(self.user.pk), time.monotonic()
@@ -69,7 +66,7 @@ class CampaignConsumer(sockets.PushConsumer):
         entries = await self.store.add(room, self.channel_name, me, self.ip)
         self.present = True
         await sockets.close_oldest(
-            self.channel_layer, entries, me, battle_sockets.SOCKETS_PER_USER, self.channel_name
+            self.channel_layer, entries, me, sockets.SOCKETS_PER_USER, self.channel_name
         )
 
     async def disconnect(self, code: int) -> None:
@@ -88,7 +85,7 @@ class CampaignConsumer(sockets.PushConsumer):
         await self.close(code=code, reason=reason or None)
 
     async def _still_allowed(self, force: bool = True) -> bool:
-        if not force and time.monotonic() - self.checked_at <= RECHECK_SECONDS:
+        if not force and time.monotonic() - self.checked_at <= sockets.RECHECK_SECONDS:
             return True
         role = await database_sync_to_async(campaign_access)(self.user, self.campaign_id, self.session_key)
         self.checked_at = time.monotonic()

@@ -23,6 +23,7 @@ from combat.engine.content import KEY_RE, MAX_DEFINITIONS
 from combat.engine.rulesets.base import Ruleset
 from combat.engine.schema import Field, SheetSchema
 from combat.engine.state import BattleState
+from vtt import battles
 from vtt.jsonfile import MAX_BYTES, JsonRefused, load_json
 from vtt.models import Campaign, Character, ContentEntry
 
@@ -248,10 +249,7 @@ def uses(campaign: Campaign, kind: str, key: str) -> list[str]:
         for other_key, data in defs.items():
             if (other_kind, other_key) != (kind, key) and any(_names(v, key) for v in data.values()):
                 where.append(f"{data.get('name', other_key)}")
-    from combat.models import Battle  # the battles app depends on this one, not the other way round
-
-    running = Battle.objects.filter(campaign=campaign).exclude(status=Battle.Status.ENDED)
-    for name, snapshot in running.values_list("name", "snapshot"):
+    for name, snapshot in battles.snapshots(campaign.pk, running=True):  # what the battles app registered
         combatants = (snapshot or {}).get("combatants", {}).values()
         if any(_names(c.get("sheet", {}), key) for c in combatants):
             where.append(f"the running battle {name}")

@@ -26,7 +26,6 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from combat.engine.rulesets import RULESETS
-from combat.table import forget_faces
 from vtt import chat
 from vtt.access import (
     campaign_for,
@@ -360,7 +359,6 @@ def character_create(request: MemberRequest, pk: int) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         character = form.save()
-        forget_faces(campaign.pk)
         messages.success(request, f"{character.name} created.")
         return redirect(
             character.campaign if character.kind == CharacterKind.PC and not membership.is_gm else character
@@ -424,7 +422,6 @@ def character_edit(request: MemberRequest, pk: int, char_pk: int) -> HttpRespons
     )
     if request.method == "POST" and form.is_valid():
         form.save()
-        forget_faces(campaign.pk)  # the board shows a new portrait at once
         messages.success(request, f"{character.name} saved.")
         return redirect(character)
     context = {"form": form, "campaign": campaign, "membership": membership, "character": character}
@@ -437,7 +434,6 @@ def character_delete(request: MemberRequest, pk: int, char_pk: int) -> HttpRespo
     character, _membership = character_for(request, pk, char_pk, edit=True)
     campaign = character.campaign
     character.delete()  # its portrait files go after the commit (vtt.models)
-    forget_faces(campaign.pk)
     messages.success(request, f"{character.name} deleted.")
     if request.htmx:
         return HttpResponseClientRedirect(campaign.get_absolute_url())

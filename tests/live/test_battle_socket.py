@@ -8,9 +8,10 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from combat import consumers, services, sockets
+from combat import consumers, services
 from tests.sockets import communicator, connect, frames, gm_skips, presence_lines
 from tests.table import SECRET_HP, current
+from vtt import sockets
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -169,7 +170,7 @@ async def test_a_member_removed_from_the_campaign_stops_receiving_the_table(live
         await frames(player, 0.2)
         monkeypatch.setattr(sockets, "notify", lambda *a, **k: None)
         await database_sync_to_async(campaign.memberships.filter(user=users["player"]).delete)()
-        monkeypatch.setattr(consumers, "RECHECK_SECONDS", 0.0)
+        monkeypatch.setattr(sockets, "RECHECK_SECONDS", 0.0)
         await database_sync_to_async(gm_skips)(battle, users["gm"])
         output = await player.receive_output(timeout=2)
         assert output["type"] == "websocket.close" and output["code"] == 4403

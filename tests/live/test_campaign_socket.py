@@ -103,7 +103,7 @@ async def test_logging_out_closes_the_campaign_socket_of_that_session():
 
 
 async def test_point_4_300_campaign_sockets_from_one_account_leave_the_others_connected_and_served():
-    from combat import consumers, sockets
+    from vtt import sockets
 
     users, campaign, battle = await database_sync_to_async(table)(start=False)
     cookies = {
@@ -126,12 +126,12 @@ async def test_point_4_300_campaign_sockets_from_one_account_leave_the_others_co
         while True:
             entries = await sockets.store().entries(sockets.campaign_room(campaign.pk))
             mine = [ch for ch, (uid, _) in entries.items() if uid == str(users["observer"].pk)]
-            if len(mine) <= consumers.SOCKETS_PER_USER or loop.time() > deadline:
+            if len(mine) <= sockets.SOCKETS_PER_USER or loop.time() > deadline:
                 break
             await asyncio.sleep(0.02)
-        assert len(mine) == consumers.SOCKETS_PER_USER
+        assert len(mine) == sockets.SOCKETS_PER_USER
         closed = await flood[0].receive_output(timeout=2)
-        assert closed["type"] == "websocket.close" and closed["code"] == consumers.CLOSE_REPLACED
+        assert closed["type"] == "websocket.close" and closed["code"] == sockets.CLOSE_REPLACED
         assert "too many tabs" in closed["reason"]
         # The other member is still connected and still told about the table.
         assert await database_sync_to_async(_start_as_gm)(users["gm"], battle.pk) == 200
@@ -145,10 +145,10 @@ async def test_point_4_300_campaign_sockets_from_one_account_leave_the_others_co
 
 
 async def test_point_4_campaign_and_battle_sockets_share_the_per_address_cap(monkeypatch):
-    from combat import consumers
     from tests.sockets import communicator
+    from vtt import sockets
 
-    monkeypatch.setattr(consumers, "SOCKETS_PER_IP", 2)
+    monkeypatch.setattr(sockets, "SOCKETS_PER_IP", 2)
     users, campaign, battle = await database_sync_to_async(table)(start=False)
     cookie = await database_sync_to_async(session_cookie)(users["player"])
     opened = []

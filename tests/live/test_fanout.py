@@ -18,6 +18,7 @@ from channels.layers import get_channel_layer
 
 from combat import consumers, fanout, live
 from tests.sockets import at_page, connect, frames, gm_skips, presence_lines
+from vtt import sockets
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -127,12 +128,12 @@ async def test_a_request_thread_hands_its_push_to_the_servers_loop_without_waiti
         await released.wait()  # the loop is busy elsewhere: the publish waits
         sent.append((group, message))
 
-    monkeypatch.setattr(live, "_send", slow_send)
+    monkeypatch.setattr(sockets, "_send", slow_send)
 
     def request_thread():
         SERVER_LOOP.set(loop)
         started = time.monotonic()
-        live.publish("battle-1", {"type": "battle.push", "seq": 1})
+        sockets.publish("battle-1", {"type": "battle.push", "seq": 1})
         return time.monotonic() - started
 
     try:
@@ -153,8 +154,8 @@ def test_without_a_server_loop_a_push_is_sent_before_publish_returns(monkeypatch
     async def record(group, message):
         sent.append(group)
 
-    monkeypatch.setattr(live, "_send", record)
-    live.publish("battle-2", {"type": "battle.push"})
+    monkeypatch.setattr(sockets, "_send", record)
+    sockets.publish("battle-2", {"type": "battle.push"})
     assert sent == ["battle-2"]
 
 

@@ -20,10 +20,11 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import Client
 
-from combat import consumers, live, sockets
+from combat import consumers, live
 from tests.sockets import closed as _closed
 from tests.sockets import communicator, connect, frames, gm_skips, presence_lines
 from tests.table import SECRET_HP
+from vtt import sockets
 from vtt.models import Membership
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -129,7 +130,7 @@ async def test_a_socket_whose_session_ended_is_refused_on_its_next_message(live_
         from django.contrib.sessions.models import Session
 
         await database_sync_to_async(Session.objects.filter(session_key=cookies["player"]).delete)()
-        monkeypatch.setattr(consumers, "RECHECK_SECONDS", 0.0)
+        monkeypatch.setattr(sockets, "RECHECK_SECONDS", 0.0)
         await player.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
         assert (await _closed(player, 1.0))["code"] == 4403
     finally:
@@ -156,7 +157,7 @@ async def test_300_sockets_from_one_user_leave_the_other_seats_connected_and_ser
         await asyncio.sleep(0.3)  # the last "replaced" message reaches its socket
         entries = await sockets.store().entries(battle.pk)
         mine = [ch for ch, (uid, _) in entries.items() if uid == str(users["observer"].pk)]
-        assert len(mine) == consumers.SOCKETS_PER_USER
+        assert len(mine) == sockets.SOCKETS_PER_USER
         closed = await _closed(flood[0], 1.0)
         assert closed["code"] == consumers.CLOSE_REPLACED and "too many tabs" in closed["reason"]
         # The other seats heard one presence line for the whole flood, and still get pushes.
@@ -174,7 +175,7 @@ async def test_300_sockets_from_one_user_leave_the_other_seats_connected_and_ser
 
 async def test_sockets_over_the_per_address_cap_are_refused(live_table, monkeypatch):
     _, _, battle, cookies = live_table
-    monkeypatch.setattr(consumers, "SOCKETS_PER_IP", 3)
+    monkeypatch.setattr(sockets, "SOCKETS_PER_IP", 3)
     opened = []
     try:
         for name in ("gm", "player", "observer"):
@@ -210,7 +211,7 @@ async def test_a_full_channel_never_kills_the_sender(live_table, monkeypatch):
     monkeypatch.setattr(
         layer, "capacity", 3, raising=False
     )  # the in-memory layer; Redis pub/sub has no capacity
-    monkeypatch.setattr(consumers, "SOCKETS_PER_USER", 1)
+    monkeypatch.setattr(sockets, "SOCKETS_PER_USER", 1)
     gm = await connect(battle.pk, cookies["gm"])
     old = await connect(battle.pk, cookies["player"])
     try:
@@ -271,7 +272,7 @@ async def test_point_1_forged_x_forwarded_for_values_do_not_dodge_the_socket_cap
     """Behind one trusted proxy, the address is the hop the proxy wrote, whatever the browser added."""
     _, _, battle, cookies = live_table
     settings.TRUSTED_PROXY_COUNT = 1
-    monkeypatch.setattr(consumers, "SOCKETS_PER_IP", 3)
+    monkeypatch.setattr(sockets, "SOCKETS_PER_IP", 3)
 
     def through_proxy(cookie: str, client: str, forged: str):
         comm = communicator(battle.pk, cookie)

@@ -1,4 +1,4 @@
-"""A battle socket's access check (``vtt.access.battle_access``): one statement, the same answers.
+"""A battle socket's access check (``combat.access.battle_access``): one statement, the same answers.
 
 Every open socket re-checks its session, membership and role every 15-30 s. The check reads them in
 one statement; it must answer as the four reads through Django's session engine and the ORM do
@@ -17,10 +17,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from combat import access
 from combat.models import Battle
 from tests.sockets import session_cookie
 from tests.table import PERSONAS, table
-from vtt import access
 
 pytestmark = pytest.mark.django_db
 

@@ -46,7 +46,7 @@ def _player_page(client, player, campaign) -> bytes:
 
 
 def _players_list(campaign) -> bytes:
-    """The battle list as pushed to the players' campaign pages (vtt.live)."""
+    """The battle list as pushed to the players' campaign pages (combat.campaign_push)."""
     return render_to_string("combat/campaign_battles.html#battle_list", {"campaign": campaign}).encode()
 
 

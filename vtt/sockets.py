@@ -1,4 +1,12 @@
-"""Who is at a table, and telling open sockets that someone's access changed.
+"""The realtime pieces every socket shares: close codes, caps, groups, presence, access changes, publishing.
+
+The battle sockets (``combat.consumers``) and the campaign pages' sockets (``vtt.consumers``) both use
+this module; it imports nothing of the battles app.
+
+Close codes: 4403 the right to the page is gone (logout, removal); 4409 the same user opened too many
+sockets on one battle or campaign (the oldest goes); 4429 the client reads too slowly.
+
+Who is at a table, and telling open sockets that someone's access changed.
 
 Presence: each open battle socket is one entry (its channel name, its user,
 its address, when it opened) in a store every server process shares: Redis
@@ -40,7 +48,20 @@ from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
+from vtt.handlers import SERVER_LOOP
+
 log = logging.getLogger(__name__)
+
+CLOSE_REVOKED, CLOSE_REPLACED, CLOSE_SLOW = 4403, 4409, 4429
+# A safety net only: a change of access reaches the socket at once through its account group.
+# Each socket re-checks in the background every 15-30 s (jittered: sockets opened together do not
+# re-check together, and never one after another on the push path); a push or message re-checks
+# inline only when the background check is overdue by half the period again.
+RECHECK_SECONDS = 30.0
+# Battle and campaign pages' sockets count under the same caps.
+SOCKETS_PER_USER = getattr(settings, "SOCKETS_PER_USER", 5)  # per battle or campaign; the oldest is closed
+SOCKETS_PER_IP = getattr(settings, "SOCKETS_PER_IP", 100)  # over every socket; a new one is refused
+_PUBLISHING: set[asyncio.Task[None]] = set()  # publishes under way (a task needs a reference)
 
 KEY_TTL = 24 * 3600  # seconds: a store entry left by a crashed process disappears after this
 
@@ -169,6 +190,47 @@ def connect_signals() -> None:
     post_delete.connect(_membership_deleted, sender=Membership, dispatch_uid="sockets-membership-deleted")
     post_save.connect(_user_saved, sender=get_user_model(), dispatch_uid="sockets-user-saved")
     user_logged_out.connect(_logged_out, dispatch_uid="sockets-logged-out")
+
+
+# ---------------------------------------------------------------- publishing to a group
+
+
+async def _send(group: str, message: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        await layer.group_send(group, message)
+
+
+def _published(task: asyncio.Task[None]) -> None:
+    _PUBLISHING.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.error("live push failed", exc_info=task.exception())
+
+
+def _publish_on_loop(group: str, message: dict[str, Any]) -> None:
+    """Start publishing on the running loop; the caller does not wait for it."""
+    task = asyncio.get_running_loop().create_task(_send(group, message))
+    _PUBLISHING.add(task)
+    task.add_done_callback(_published)
+
+
+def publish(group: str, message: dict[str, Any]) -> None:
+    """Send ``message`` to ``group`` from any thread, without holding a request thread for it.
+
+    On the loop's own thread: a task. On a request thread of a running server: handed to the
+    server's loop, which publishes in the order the hand-overs came. Elsewhere (a management
+    command, a test calling a service): sent before returning.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        loop = SERVER_LOOP.get()
+        if loop is not None and loop.is_running() and not loop.is_closed():
+            loop.call_soon_threadsafe(_publish_on_loop, group, message)
+        else:
+            async_to_sync(_send)(group, message)
+    else:  # called from a thread that runs an event loop: never block it
+        _publish_on_loop(group, message)
 
 
 # ---------------------------------------------------------------- presence store

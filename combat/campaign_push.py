@@ -9,8 +9,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
-from combat.sockets import safe_group_send
-from vtt.consumers import campaign_group
+from vtt.sockets import campaign_group, safe_group_send
 
 if TYPE_CHECKING:
     from combat.models import Battle
