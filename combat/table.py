@@ -1,118 +1,40 @@
-"""Loading a battle for display, and the process caches.
+"""Loading a battle for display: the first stage of the push (load -> render -> publish).
 
 ``load_table`` reads what every render of a battle needs (the battle row, its state, the newest
-``LOG_WINDOW`` events, the campaign's members and token pictures) into a ``Table``: from the
-database on a page load, a reconnect or an HTMX reply; from what the service holds after a write
-(nothing read). The presenters (``combat.presenters``) build each region's context from a Table.
+``LOG_WINDOW`` events, the campaign's members and token pictures) into a frozen ``Table``
+(``combat.snapshot``): from the database on a page load, a reconnect or an HTMX reply; from what the
+commands hold after a write (nothing read). The presenters (``combat.presenters``) render from it.
 
-Caches (cachetools, per process; ``clear_caches`` empties them):
-
-- ``FRAGMENTS`` (LRU, 20,000 entries): the HTML of small pieces (a token, a tracker row, a log
-  entry, a GM row, the GM's forms) and of a viewer's own regions while they hold no form, keyed by
-  the whole context their template receives (``combat.presenters.render.fragment``);
-- ``MEMBERS`` (TTL 5 s, 10,000 campaigns): user id -> (role, name); only
-  names and who gets a per-user push depend on it, access is checked
-  elsewhere on every request and socket;
-- ``FACES`` (TTL 5 s, 10,000 campaigns): character id -> token picture URL
-  (``forget_faces`` drops a campaign's at once when a portrait changes);
-- ``WINDOWS`` (LRU, 2,000 battles): the newest ``LOG_WINDOW`` events of a
-  battle, each seq once, so the push after a write reads nothing (see ``load_table``);
-- ``LOGS`` (LRU, 4,000 battle and class pairs): the described entries of a battle's log window
-  (``combat.presenters.log``), so a change describes only its new events;
-- ``LAYOUTS`` (LRU, 4,000 battle and class pairs): which elements a class's page holds at a
-  version (``combat.presenters.changes``), so the next change may push only the elements it touched,
-  and ``SENT`` (LRU, 6,000) the keys of the pieces a class's page shows since its last whole table;
-- ``URLS`` (LRU, 10,000 battles) and ``TEMPLATES`` (LRU, 256): reversed
-  endpoints and compiled templates.
+The loader's caches (``combat.caches``): ``MEMBERS`` and ``FACES`` (``forget_faces`` drops a
+campaign's pictures at once when a portrait changes) and ``WINDOWS``, the newest events of a battle,
+so the push after a write reads nothing. ``clear_caches`` empties every display cache.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
-from cachetools import LRUCache, TTLCache
-from django.urls import reverse
-
-from combat.engine.core import Viewer, view_for
+from combat.caches import FACES, MEMBERS, WINDOWS, clear_caches
 from combat.engine.events import Event
 from combat.engine.state import BattleState
 from combat.models import Battle, BattleEvent
-from vtt.models import Character, Membership, Role, media_url
+from combat.snapshot import LOG_WINDOW, LogRow, Table, vclass_of
+from vtt.models import Character, Membership, media_url
 
-LOG_WINDOW = 30
-T = TypeVar("T")
-LogRow = tuple[int, str, dict[str, Any]]  # (seq, type, data) of a stored event
-
-
-FRAGMENTS: LRUCache[Any, str] = LRUCache(maxsize=20_000)  # plain str: untracked by the collector
-MEMBERS: TTLCache[int, dict[str, tuple[str, str]]] = TTLCache(maxsize=10_000, ttl=5.0)
-FACES: TTLCache[int, dict[int, str]] = TTLCache(maxsize=10_000, ttl=5.0)
-WINDOWS: LRUCache[int, tuple[int, int, list[LogRow]]] = LRUCache(maxsize=2_000)
-URLS: LRUCache[int, dict[str, str]] = LRUCache(maxsize=10_000)
-# (battle, class) -> (what its lines depend on: ``Teller.key``, seq -> (the event's data, its entry or None))
-LOGS: LRUCache[tuple[int, str], tuple[tuple[Any, ...], dict[int, Any]]] = LRUCache(maxsize=4_000)
-TEMPLATES: LRUCache[str, Any] = LRUCache(maxsize=256)
-# (battle, class) -> (version, the layout of that class's page at it): ``combat.presenters.changes``.
-LAYOUTS: LRUCache[tuple[int, str], tuple[int, tuple[Any, ...], tuple[Any, ...]]] = LRUCache(maxsize=4_000)
-# (battle, class) -> (version, element id -> the key of the context of the piece the page shows).
-SENT: LRUCache[tuple[int, str], tuple[int, dict[str, bytes]]] = LRUCache(maxsize=6_000)
-
-
-def clear_caches() -> None:
-    """Empty every process cache of the battle's display (tests: database ids repeat)."""
-    for cache in (FRAGMENTS, MEMBERS, FACES, WINDOWS, URLS, TEMPLATES, LOGS, LAYOUTS, SENT):
-        cache.clear()
-
-
-def vclass_of(role: str) -> str:
-    """The visibility class of a role: "gm" or "pl" (players and observers)."""
-    return "gm" if role == Role.GM else "pl"
-
-
-@dataclass
-class Table:
-    """Everything a render needs, read once per change."""
-
-    battle: Battle
-    state: BattleState
-    events: list[LogRow]  # newest first, each seq once
-    members: dict[str, tuple[str, str]]  # user id -> (role, display name)
-    faces: dict[int, str] = field(default_factory=dict)  # character id -> token picture URL
-    _memo: dict[Hashable, Any] = field(default_factory=dict)
-
-    def once(self, key: Hashable, make: Callable[[], T]) -> T:
-        """``make()``, computed once per change for ``key``: the viewers of one change share it."""
-        if key not in self._memo:
-            self._memo[key] = make()
-        value: T = self._memo[key]
-        return value
-
-    def view(self, role: str, user_id: str | None, only: frozenset[str] | None = None) -> dict[str, Any]:
-        """What ``role``/``user_id`` sees (of the combatants ``only``, when given), computed once."""
-        return self.once(
-            ("view", role, user_id, only),
-            lambda: view_for(self.state, Viewer(role=role, user_id=user_id), only),
-        )
-
-    def class_view(self, vclass: str) -> dict[str, Any]:
-        """What a visibility class sees ("gm": everything; "pl": any player or observer)."""
-        return self.view(Role.GM if vclass == "gm" else Role.PLAYER, None)
-
-    def controllers(self) -> set[str]:
-        """Players (not GMs) who control a combatant: they get their own pushes."""
-        return {
-            c.controller
-            for c in self.state.combatants.values()
-            if c.controller is not None and self.members.get(c.controller, ("", ""))[0] == Role.PLAYER
-        }
-
-    def name_of(self, user_id: str | None) -> str:
-        if user_id is None:
-            return "GM"
-        return self.members.get(user_id, ("", "someone"))[1]
+__all__ = [
+    "FACES",
+    "LOG_WINDOW",
+    "MEMBERS",
+    "WINDOWS",
+    "Table",
+    "clear_caches",
+    "faces_of",
+    "forget_faces",
+    "load_table",
+    "members_of",
+    "newest_first",
+    "vclass_of",
+]
 
 
 def load_table(
@@ -218,16 +140,3 @@ def faces_of(campaign_id: int) -> dict[int, str]:
 
 def forget_faces(campaign_id: int) -> None:
     FACES.pop(campaign_id, None)
-
-
-def battle_urls(battle_id: int) -> dict[str, str]:
-    """The battle's endpoints (reversing costs more than rendering a region: kept per battle)."""
-    urls: dict[str, str] | None = URLS.get(battle_id)
-    if urls is None:
-        urls = URLS[battle_id] = {
-            name: reverse(f"battle_{name}", args=[battle_id])
-            for name in ("act", "start", "undo", "add", "log")
-        }
-        urls["menu"] = reverse("battle_menu", args=[battle_id, "-"])[:-1]  # + a combatant's id
-        urls["plans"] = reverse("battle_plans", args=[battle_id])
-    return urls

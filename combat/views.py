@@ -41,8 +41,9 @@ from combat.models import BattleEvent
 from combat.outcome import outcome_for
 from combat.presenters import gm, plans
 from combat.presenters.log import log_entries
+from combat.presenters.memo import battle_urls
 from combat.setup import numbered_names
-from combat.table import LOG_WINDOW, battle_urls, load_table
+from combat.table import LOG_WINDOW, load_table
 from vtt import chat
 from vtt.access import campaign_for
 from vtt.content import bestiary, template_slug

@@ -29,8 +29,9 @@ from typing import Any
 
 from combat.engine.rulesets import get_ruleset
 from combat.presenters import actions, board, gm, house_rules, log, outcome, prompt, render, sheet, tracker
+from combat.presenters.memo import battle_urls
 from combat.presenters.tokens import tokens_of
-from combat.table import Table, battle_urls, vclass_of
+from combat.snapshot import Table, vclass_of
 from vtt.models import Role
 
 # A viewer id no combatant has as controller: what an observer, or a player with no combatant, sees.

@@ -19,9 +19,9 @@ from combat.engine.core import Viewer, legal_actions
 from combat.engine.plans import option_key, reach_hints
 from combat.engine.state import BattleState, Combatant
 from combat.engine.view import next_seen, unseen_ids
-from combat.presenters import render
+from combat.presenters import memo, render
 from combat.presenters.sheet import own_tokens
-from combat.table import Table
+from combat.snapshot import Table
 from combat.templatetags.battle_tags import tojson_single_quoted
 from vtt.models import Role
 
@@ -86,7 +86,7 @@ def end_turn_first(table: Table, acting: Combatant, options: list[dict[str, Any]
     def make() -> list[dict[str, Any]]:
         return sorted(options, key=lambda o: o["kind"] != "end_turn")
 
-    first: list[dict[str, Any]] = table.once(("end-turn-first", acting.id, id(options)), make)
+    first: list[dict[str, Any]] = memo.once(table, ("end-turn-first", acting.id, id(options)), make)
     return first
 
 
@@ -148,7 +148,7 @@ def options_for(
         # greyed ones, each saying how to make it available where a plan on the board would.
         return sorted(out, key=lambda d: not d["available"])
 
-    options: list[dict[str, Any]] = table.once(("options", combatant.id, unseen), make)
+    options: list[dict[str, Any]] = memo.once(table, ("options", combatant.id, unseen), make)
     return options
 
 

@@ -7,8 +7,9 @@ from typing import Any
 from combat.engine import fog
 from combat.engine.rulesets import get_ruleset
 from combat.models import Battle
+from combat.presenters import memo
 from combat.presenters.render import joined
-from combat.table import Table
+from combat.snapshot import Table
 
 
 def context(table: Table, tokens: list[dict[str, Any]], board_kind: str, vclass: str) -> dict[str, Any]:
@@ -16,7 +17,7 @@ def context(table: Table, tokens: list[dict[str, Any]], board_kind: str, vclass:
     tokens on a grid (joined once) or in the rows of a rows board, the blocked squares and the fog as
     the class may see them, the map, and how the ruler counts squares (the battle's metric)."""
     state = table.state
-    view = table.class_view(vclass)
+    view = memo.class_view(table, vclass)
     placed = [t["html"] for t in tokens if t["pos"] is not None and t["alive"]]
     return {
         "placed_html": joined(placed),

@@ -33,19 +33,20 @@ from typing import Any
 
 from django.utils.html import format_html
 
+from combat.caches import LAYOUTS, SENT
 from combat.engine.core import Viewer
 from combat.engine.events import Event
 from combat.engine.rulesets import get_ruleset
 from combat.engine.view import unseen_ids
 from combat.outcome import notices
-from combat.presenters import actions, outcome, prompt, render, sheet
+from combat.presenters import actions, memo, outcome, prompt, render, sheet
 from combat.presenters.actions import BETWEEN_TAGS
 from combat.presenters.gm import tactics_label
 from combat.presenters.log import class_teller, log_entries, log_memo
 from combat.presenters.render import TOKEN, TRACKER_ROW, fragment, joined
 from combat.presenters.tokens import class_token
 from combat.presenters.tracker import chooser
-from combat.table import LAYOUTS, LOG_WINDOW, SENT, Table
+from combat.snapshot import LOG_WINDOW, Table
 from vtt.models import Role
 
 ACT_RES = f"{render.TEMPLATE}#act_res"  # the acting combatant's resources line
@@ -98,7 +99,7 @@ def layout(table: Table, vclass: str) -> tuple[Any, ...]:
     """What a class's page holds besides the elements' own content: which tokens stand on the board and
     where a rows board keeps them, the tracker's order and who is at the table, the GM's rows, the fog."""
     state = table.state
-    view = table.class_view(vclass)
+    view = memo.class_view(table, vclass)
     seen = view.get("combatants", {})
     if state.width and get_ruleset(state.ruleset).board == "grid":
         board = tuple(cid for cid, c in seen.items() if c.get("alive", True) and c.get("pos") is not None)
@@ -123,7 +124,7 @@ def turn_of(table: Table, vclass: str) -> tuple[Any, ...]:
     return (
         state.round,
         current.id if current is not None else None,
-        repr(table.class_view(vclass).get("pending")),
+        repr(memo.class_view(table, vclass).get("pending")),
         repr(state.result),
     )
 
@@ -145,7 +146,7 @@ def _marker(base: int, version: int) -> str:
 
 
 def _token(table: Table, vclass: str, cid: str) -> dict[str, Any] | None:
-    c = table.class_view(vclass).get("combatants", {}).get(cid)
+    c = memo.class_view(table, vclass).get("combatants", {}).get(cid)
     return None if c is None else class_token(table, vclass, cid, c)
 
 
@@ -199,8 +200,8 @@ def _shared(
             frame,
             oob=True,
             current=_token(table, vclass, current.id) if current is not None else None,
-            next_up=_token(table, vclass, table.class_view(vclass).get("next") or ""),
-            pending=table.class_view(vclass).get("pending"),
+            next_up=_token(table, vclass, memo.class_view(table, vclass).get("next") or ""),
+            pending=memo.class_view(table, vclass).get("pending"),
             pending_for=chooser(table, vclass),
             result=state.result,
         )
@@ -300,7 +301,7 @@ def _own(
 
 def _names(table: Table) -> dict[str, str]:
     """Every combatant's name, once per change."""
-    return table.once("names", lambda: {cid: c.name for cid, c in table.state.combatants.items()})
+    return memo.once(table, "names", lambda: {cid: c.name for cid, c in table.state.combatants.items()})
 
 
 def _panel(table: Table, ctx: dict[str, Any], part: str) -> str:
@@ -334,7 +335,7 @@ def _panel(table: Table, ctx: dict[str, Any], part: str) -> str:
             return forms, None
         return forms, keys
 
-    forms, known = table.once(("forms", acting.id, id(options), act), made)
+    forms, known = memo.once(table, ("forms", acting.id, id(options), act), made)
     if known is None:  # the whole panel, and nothing known of it
         sent.clear()
         actions.share_options(table, ctx)

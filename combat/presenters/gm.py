@@ -17,8 +17,9 @@ from combat.engine.rulesets import get_ruleset
 from combat.engine.rulesets.base import Ruleset, status_name
 from combat.engine.state import BattleState, Combatant
 from combat.engine.tactics import gm_may_leave
+from combat.presenters.memo import battle_urls
 from combat.presenters.render import TOKEN_MENU, fragment
-from combat.table import Table, battle_urls
+from combat.snapshot import Table
 
 GM_QUICK = (("gm.skip_turn", "Skip this turn"),)
 

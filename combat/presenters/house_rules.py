@@ -12,7 +12,7 @@ from typing import Any
 
 from combat.engine.house import said
 from combat.engine.rulesets import get_ruleset
-from combat.table import Table
+from combat.snapshot import Table
 
 REGION = "combat/house_rules.html"
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.caches import LOGS
 from combat.engine.core import Viewer
 from combat.engine.log import describe
 from combat.engine.told import Teller
+from combat.presenters import memo
 from combat.presenters.render import LOG_ENTRY, fragment, joined
-from combat.table import LOG_WINDOW, LOGS, LogRow, Table
+from combat.snapshot import LOG_WINDOW, LogRow, Table
 from vtt.models import Role
 
 Memo = dict[int, tuple[dict[str, Any], dict[str, Any] | None]]
@@ -67,7 +69,7 @@ def log_memo(battle_id: int, vclass: str, teller: Teller) -> Memo:
 def class_teller(table: Table, vclass: str) -> Teller:
     """What each seq's line may tell a visibility class (``gm``, or any player or observer), once per change."""
     viewer = Viewer(role=Role.GM if vclass == "gm" else Role.PLAYER)
-    return table.once(("teller", vclass), lambda: Teller(table.state, viewer))
+    return memo.once(table, ("teller", vclass), lambda: Teller(table.state, viewer))
 
 
 def context(table: Table, vclass: str) -> dict[str, Any]:

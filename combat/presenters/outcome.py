@@ -14,8 +14,8 @@ from typing import Any
 
 from combat.engine.view import Viewer
 from combat.outcome import last_action, watch_line_for
-from combat.presenters import render
-from combat.table import Table
+from combat.presenters import memo, render
+from combat.snapshot import Table
 from vtt.models import Role
 
 OUTCOME = f"{render.TEMPLATE}#outcome"
@@ -31,7 +31,7 @@ def line(table: Table, vclass: str) -> dict[str, Any]:
         said = watch_line_for([(etype, data) for _, etype, data in rows], table.state, viewer) if rows else ""
         return {"seq": table.battle.seq, "text": said}
 
-    made: dict[str, Any] = table.once(("outcome", vclass), make)
+    made: dict[str, Any] = memo.once(table, ("outcome", vclass), make)
     return made
 
 

@@ -23,8 +23,9 @@ from combat.engine.state import BattleState, Combatant
 from combat.engine.tactics import gm_may_leave
 from combat.engine.view import Viewer, unseen_ids
 from combat.engine.words import square_name
+from combat.presenters.memo import battle_urls
 from combat.presenters.render import render_one
-from combat.table import Table, battle_urls
+from combat.snapshot import Table
 from combat.templatetags.battle_tags import cost_text, tojson_single_quoted
 from vtt.models import Role
 

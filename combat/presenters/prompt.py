@@ -6,7 +6,7 @@ from typing import Any
 
 from combat.engine.core import Viewer
 from combat.engine.view import unseen_ids, words_for
-from combat.table import Table
+from combat.snapshot import Table
 from vtt.models import Role
 
 

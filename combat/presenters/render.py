@@ -28,7 +28,7 @@ from django.template import Context, engines
 from django.template.loader import get_template
 from django.utils.safestring import SafeString
 
-from combat.table import FRAGMENTS, TEMPLATES
+from combat.caches import FRAGMENTS, TEMPLATES
 
 TEMPLATE = "combat/battle.html"
 # The pieces rendered on every change that alters them, as Jinja2 templates (``combat.jinja``).

@@ -9,8 +9,9 @@ from combat.engine.core import Viewer
 from combat.engine.rulesets import get_ruleset
 from combat.engine.told import Teller
 from combat.outcome import notices
+from combat.presenters import memo
 from combat.presenters.tokens import token_of
-from combat.table import Table
+from combat.snapshot import Table
 from vtt.models import Role
 
 STATS = 8  # numbers of the sheet shown (lists of abilities are the action panel)
@@ -30,10 +31,10 @@ def own_tokens(table: Table, user_id: str | None, is_gm: bool) -> list[dict[str,
         mine = controlled(table, user_id)
         if not mine:
             return []
-        view = table.view(Role.GM if is_gm else Role.PLAYER, None if is_gm else user_id, mine)
+        view = memo.view(table, Role.GM if is_gm else Role.PLAYER, None if is_gm else user_id, mine)
         return [token_of(table, cid, c) for cid, c in view.get("combatants", {}).items() if cid in mine]
 
-    own: list[dict[str, Any]] = table.once(("own", user_id, is_gm), make)
+    own: list[dict[str, Any]] = memo.once(table, ("own", user_id, is_gm), make)
     return own
 
 
@@ -64,7 +65,9 @@ def context(table: Table, user_id: str | None, is_gm: bool) -> dict[str, Any]:
 
 def teller(table: Table, user_id: str | None) -> Teller:
     """What each seq may tell this player (``told.Teller``), once per change."""
-    return table.once(("teller", "user", user_id), lambda: Teller(table.state, Viewer(Role.PLAYER, user_id)))
+    return memo.once(
+        table, ("teller", "user", user_id), lambda: Teller(table.state, Viewer(Role.PLAYER, user_id))
+    )
 
 
 def resting(ctx: dict[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from combat.engine.words import square_name
+from combat.presenters import memo
 from combat.presenters.render import TOKEN, TRACKER_ROW, fragment
-from combat.table import Table
+from combat.snapshot import Table
 
 HEALTH_WORDS = {
     "unhurt": "unhurt",
@@ -138,12 +139,12 @@ def tokens_of(table: Table, vclass: str) -> list[dict[str, Any]]:
 
     def make() -> list[dict[str, Any]]:
         tokens = []
-        for cid, c in table.class_view(vclass).get("combatants", {}).items():
+        for cid, c in memo.class_view(table, vclass).get("combatants", {}).items():
             t = class_token(table, vclass, cid, c)
             t["html"] = fragment(TOKEN, {"t": t["on_board"], "oob": False})
             t["row_html"] = fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False, "n": 0})
             tokens.append(t)
         return tokens
 
-    tokens: list[dict[str, Any]] = table.once(("tokens", vclass), make)
+    tokens: list[dict[str, Any]] = memo.once(table, ("tokens", vclass), make)
     return tokens

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.presenters import memo
 from combat.presenters.render import TRACKER_ROW, fragment, joined
-from combat.table import Table
+from combat.snapshot import Table
 from vtt.models import Role
 
 
@@ -26,14 +27,14 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
         rows.append(
             t["row_html"] if not n else fragment(TRACKER_ROW, {"t": t["in_tracker"], "oob": False, "n": n})
         )
-    view = table.class_view(vclass)
+    view = memo.class_view(table, vclass)
     return {
         "order_html": joined(rows),
         "current": by_id.get(current.id) if current else None,
         # While one a player may not know of takes its turn: whose turn comes next among those they see.
         "next_up": by_id.get(view.get("next") or ""),
         # What a non-addressee may know of a reaction window: who decides and why, not the question.
-        "pending": table.class_view(vclass).get("pending"),
+        "pending": memo.class_view(table, vclass).get("pending"),
         "pending_for": chooser(table, vclass),
         "result": state.result,
         "presence_users": [(uid, table.name_of(uid)) for uid in sorted(at_table)],
@@ -42,7 +43,7 @@ def context(table: Table, tokens: list[dict[str, Any]], vclass: str) -> dict[str
 
 def chooser(table: Table, vclass: str) -> str:
     """Who must choose, as this class may know them: the combatant's name (else "someone")."""
-    pending = table.class_view(vclass).get("pending")
+    pending = memo.class_view(table, vclass).get("pending")
     if not pending:
         return ""
     c = table.state.combatants.get(pending.get("combatant") or "")

@@ -143,8 +143,8 @@ def test_cached_pieces_are_kept_as_plain_strings_the_collector_does_not_track():
     """``FRAGMENTS`` holds str, not SafeString: 20,000 tracked objects slowed every full collection."""
     import gc
 
+    from combat.caches import FRAGMENTS
     from combat.presenters.render import TOKEN, fragment
-    from combat.table import FRAGMENTS
 
     clear_caches()
     ctx = {"t": {"id": "c1", "name": "Ayla"}, "oob": False}
