@@ -121,17 +121,19 @@ def ms(values: list[float], q: float) -> float:
 
 
 def without_live() -> object:
-    """Hide ``combat.live`` so the services' broadcast hook is a no-op; returns what to restore."""
-    saved = sys.modules.get("combat.live")
-    sys.modules["combat.live"] = None  # type: ignore[assignment]
-    return saved
+    """Disconnect the live push from the commands' ``battle_written``; returns what to restore."""
+    from combat.command_base import battle_written
+    from combat.live import PUSH_RECEIVER
+
+    battle_written.disconnect(dispatch_uid=PUSH_RECEIVER)
+    return PUSH_RECEIVER
 
 
 def restore_live(saved: object) -> None:
-    if saved is None:
-        sys.modules.pop("combat.live", None)
-    else:
-        sys.modules["combat.live"] = saved  # type: ignore[assignment]
+    from combat import live
+    from combat.command_base import battle_written
+
+    battle_written.connect(live.on_battle_written, dispatch_uid=live.PUSH_RECEIVER)
 
 
 def sqlite_wal(sender, connection, **kwargs) -> None:

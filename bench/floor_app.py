@@ -114,15 +114,15 @@ else:
         """The write of one action, as ``combat.services`` does it: lock, one event, the battle row."""
         from django.utils import timezone
 
-        from combat import services
+        from combat import services, store
 
-        with services._writing():
-            battle = services._lock(battle_id, request.user)
+        with store.writing():
+            battle = store.lock(battle_id, request.user)
             if battle is None or battle.role is None:
                 return False
             state, now, seq = services.load_state(battle), timezone.now(), battle.seq + 1
             values = (state.to_dict(), seq, battle.status, battle.version + 1, now, battle.pk)
-            services._store([(battle.pk, seq, "floor.write", {}, request.user.pk, None, now)], values)
+            store.store_rows([(battle.pk, seq, "floor.write", {}, request.user.pk, None, now)], values)
         return True
 
     from vtt.urls import urlpatterns as _project_urls

@@ -75,7 +75,7 @@ def load_average() -> str:
 
 
 def orm_lock(battle_id: Any, user: Any, token: str | None = None) -> Any:
-    """``combat.services._lock`` as the ORM writes it (the reference of ``tests/services/test_queries.py``)."""
+    """``combat.store.lock`` as the ORM writes it (the reference of ``tests/services/test_queries.py``)."""
     from django.db.models import Exists, OuterRef, Subquery
 
     from combat.models import Battle, BattleEvent
@@ -101,7 +101,7 @@ def orm_lock(battle_id: Any, user: Any, token: str | None = None) -> Any:
 
 def orm_insert_events(rows: list[tuple[Any, ...]]) -> None:
     from combat.models import BattleEvent
-    from combat.services import EVENT_COLUMNS, ROWS_PER_INSERT
+    from combat.store import EVENT_COLUMNS, ROWS_PER_INSERT
 
     names = [f"{c}_id" if c in ("battle", "actor") else c for c in EVENT_COLUMNS]
     BattleEvent.objects.bulk_create(
@@ -117,14 +117,14 @@ def orm_write(columns: tuple[str, ...], values: tuple[Any, ...]) -> None:
 
 @contextmanager
 def stock_sql() -> Iterator[None]:
-    from combat import services
+    from combat import store
 
-    saved = services._lock, services._insert_events, services._write
-    services._lock, services._insert_events, services._write = orm_lock, orm_insert_events, orm_write  # type: ignore[assignment]
+    saved = store.lock, store.insert_events, store.write
+    store.lock, store.insert_events, store.write = orm_lock, orm_insert_events, orm_write  # type: ignore[assignment]
     try:
         yield
     finally:
-        services._lock, services._insert_events, services._write = saved
+        store.lock, store.insert_events, store.write = saved
 
 
 @contextmanager
@@ -294,7 +294,7 @@ def piece_work(table: Table) -> dict[str, Piece]:
     from django.http import HttpRequest
     from django.utils import timezone
 
-    from combat import services
+    from combat import store as battle_store
     from combat.models import Battle
     from vtt import auth as our_auth
     from vtt import sessions as our_sessions
@@ -335,12 +335,12 @@ def piece_work(table: Table) -> dict[str, Piece]:
                 ]
             )
             values = (row.snapshot, row.seq + len(events), row.status, row.version + 1, now, row.pk)
-            write(services.BATTLE_WRITE, values)
+            write(battle_store.BATTLE_WRITE, values)
             transaction.set_rollback(True)  # the table stays as it was
 
     store = import_module(settings.SESSION_ENGINE)  # the engine the project uses: the row above is in it
     assert store.SessionStore(key).exists(key)
-    our_lock, our_insert, our_write = services._lock, services._insert_events, services._write
+    our_lock, our_insert, our_write = battle_store.lock, battle_store.insert_events, battle_store.write
     return {
         "auth": (auth_ours, auth_stock, request),
         "sessions": (session_ours, session_stock, None),

@@ -27,12 +27,15 @@ class CombatConfig(AppConfig):
         """What the campaign app learns of battles, registered here: it never imports this app."""
         from django.db.models.signals import post_delete, post_save
 
+        from combat import live
         from combat.access import campaign_snapshots
+        from combat.command_base import battle_written
         from combat.demo import battle_in_progress
         from vtt import battles, routing
         from vtt.demo import campaign_seeded
         from vtt.models import Character
 
+        battle_written.connect(live.on_battle_written, dispatch_uid=live.PUSH_RECEIVER)  # the push
         battles.register(campaign_snapshots)
         routing.register(_battle_routes)
         post_save.connect(_portraits_changed, sender=Character, dispatch_uid="combat-faces-saved")

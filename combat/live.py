@@ -1,7 +1,8 @@
 """Who gets which rendered region after a battle changes, and sending it.
 
-``combat.services`` calls ``battle_changed`` once per commit with what it
-holds (the battle row it wrote, the state after the action, the events it
+Every battle command sends ``combat.command_base.battle_written`` once per commit, and
+``CombatConfig.ready`` (``combat.apps``) connects ``on_battle_written`` to it: the push gets what the
+command holds (the battle row it wrote, the state after the action, the events it
 appended), so the push reads nothing in the common case. The regions are
 rendered by ``combat.presenters`` once per *visibility class* (the GM view
 and the player view) plus each controlling player's own regions. All of it
@@ -32,7 +33,16 @@ from combat.presenters import changes
 from combat.table import Table, load_table
 from vtt.sockets import publish
 
-__all__ = ["PUSH", "battle_changed", "battle_group", "battle_written", "message_for", "publish", "user_group"]
+__all__ = [
+    "PUSH",
+    "battle_changed",
+    "battle_group",
+    "battle_written",
+    "message_for",
+    "on_battle_written",
+    "publish",
+    "user_group",
+]
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +68,24 @@ def message_for(table: Table, events: list[Event] | None = None) -> dict[str, An
     if parts is None:
         parts = presenters.class_regions(table)
     return {"type": PUSH, "seq": battle.seq, "version": battle.version, **parts}
+
+
+PUSH_RECEIVER = "combat-live-push"  # the dispatch uid of ``on_battle_written`` on ``battle_written``
+
+
+def on_battle_written(
+    sender: Any,
+    *,
+    battle_id: int,
+    seq: int,
+    written: tuple[Battle, BattleState, list[Event]] | None = None,
+    **kwargs: Any,
+) -> None:
+    """A command committed: push from what it holds (``written``), or read the battle at ``seq``."""
+    if written is not None:
+        battle_written(*written)
+    else:
+        battle_changed(battle_id, seq)
 
 
 def battle_written(battle: Battle, state: BattleState, events: list[Event]) -> None:

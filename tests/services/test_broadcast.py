@@ -1,25 +1,40 @@
-"""After each commit the live table is told once, with the new seq."""
+"""After each commit the live table is told once, with the new seq: the commands send
+``battle_written``, to which ``combat.apps`` connects the live push."""
 
 from __future__ import annotations
 
-import sys
-import types
-
 import pytest
 
-from combat import services
+from combat import live, services
 from tests.services.helpers import end_turn, fresh
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def calls(monkeypatch):
+def no_push():
+    """The live push disconnected for the test (connected again after it)."""
+    assert services.battle_written.disconnect(dispatch_uid=live.PUSH_RECEIVER)
+    yield
+    services.battle_written.connect(live.on_battle_written, dispatch_uid=live.PUSH_RECEIVER)
+
+
+@pytest.fixture
+def calls(no_push):
     seen: list[tuple[int, int]] = []
-    live = types.ModuleType("combat.live")
-    live.battle_changed = lambda battle_id, seq: seen.append((battle_id, seq))
-    monkeypatch.setitem(sys.modules, "combat.live", live)
-    return seen
+
+    def heard(sender, battle_id, seq, **kwargs):
+        seen.append((battle_id, seq))
+
+    services.battle_written.connect(heard, dispatch_uid="test-broadcast")
+    yield seen
+    services.battle_written.disconnect(dispatch_uid="test-broadcast")
+
+
+def test_the_live_push_is_connected_to_the_commands():
+    assert services.battle_written.has_listeners()
+    receivers = [r[1]() for r in services.battle_written.receivers]
+    assert live.on_battle_written in receivers
 
 
 def test_an_accepted_action_broadcasts_once_on_commit(
@@ -47,22 +62,22 @@ def test_undo_broadcasts_once(battle, gm, calls, django_capture_on_commit_callba
     assert calls == [(battle.pk, result.seq)]
 
 
-def test_services_work_without_a_live_module(battle, users, monkeypatch, django_capture_on_commit_callbacks):
-    monkeypatch.setitem(sys.modules, "combat.live", None)  # import raises ModuleNotFoundError
+def test_services_work_without_a_live_push(battle, users, no_push, django_capture_on_commit_callbacks):
+    assert not services.battle_written.has_listeners()
     with django_capture_on_commit_callbacks(execute=True):
         assert end_turn(fresh(battle.pk), users).ok
 
 
 def test_a_failing_broadcast_does_not_undo_the_write(
-    battle, users, monkeypatch, django_capture_on_commit_callbacks
+    battle, users, no_push, django_capture_on_commit_callbacks
 ):
-    live = types.ModuleType("combat.live")
-
-    def boom(battle_id, seq):
+    def boom(sender, **kwargs):
         raise RuntimeError("channel layer down")
 
-    live.battle_changed = boom
-    monkeypatch.setitem(sys.modules, "combat.live", live)
-    with django_capture_on_commit_callbacks(execute=True):
-        result = end_turn(fresh(battle.pk), users)
+    services.battle_written.connect(boom, dispatch_uid="test-boom")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            result = end_turn(fresh(battle.pk), users)
+    finally:
+        services.battle_written.disconnect(dispatch_uid="test-boom")
     assert result.ok and fresh(battle.pk).seq == result.seq

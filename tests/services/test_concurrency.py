@@ -15,7 +15,7 @@ from functools import partial
 import pytest
 from django.db import connection, connections, transaction
 
-from combat import services
+from combat import services, store
 from combat.models import Battle, BattleEvent
 from tests.races import race
 from tests.services.helpers import assert_snapshot_is_log, current_controller, fresh
@@ -104,9 +104,9 @@ def test_a_double_tap_that_waited_for_the_lock_returns_the_first_result(
 
 def test_sqlite_writers_queue_on_a_process_lock_and_others_on_the_row_lock():
     """On SQLite a service's write transaction holds the process's writer lock (not a nested one); never on PostgreSQL."""
-    with services._writing():
-        held = services._SQLITE_WRITER.locked()
+    with store.writing():
+        held = store.SQLITE_WRITER.locked()
     assert held == (connection.vendor == "sqlite")
-    assert not services._SQLITE_WRITER.locked()
-    with transaction.atomic(), services._writing():  # already in a transaction: it holds SQLite's write lock
-        assert not services._SQLITE_WRITER.locked()
+    assert not store.SQLITE_WRITER.locked()
+    with transaction.atomic(), store.writing():  # already in a transaction: it holds SQLite's write lock
+        assert not store.SQLITE_WRITER.locked()

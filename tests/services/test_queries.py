@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from combat import services
+from combat import services, store
 from tests.services.helpers import current_controller, fresh
 
 pytestmark = pytest.mark.django_db
@@ -82,7 +82,7 @@ def test_the_locking_read_matches_the_orm_query():
         for token in (None, "used-token", "never-used"):
             for pk in (battle.pk, battle.pk + 1000):
                 with transaction.atomic():
-                    raw = services._lock(pk, user, token)
+                    raw = store.lock(pk, user, token)
                 expected = _orm_lock(pk, user, token)
                 if expected is None:
                     assert raw is None
@@ -118,7 +118,7 @@ def test_append_writes_what_the_orm_reads(count):
     snapshot = {"deep": {"list": [1, 2, 3]}, "name": "Ünïcode"}
     values = (snapshot, battle.seq + count, "ended", 2**40, now, battle.pk)
     with CaptureQueriesContext(connection) as queries:
-        services._store([(*row[:-1], now) for row in rows], values)
+        store.store_rows([(*row[:-1], now) for row in rows], values)
     assert len(queries) == (1 if connection.vendor == "postgresql" and count <= 100 else -(-count // 100) + 1)
     stored = list(BattleEvent.objects.filter(battle=battle, seq__gt=battle.seq).order_by("seq"))
     assert [(e.seq, e.type, e.data, e.actor_id, e.client_token) for e in stored] == [row[1:6] for row in rows]
