@@ -22,9 +22,10 @@ from typing import Any
 
 from combat.engine.actions import Action, ActionOption, Refusal, RefusalCode
 from combat.engine.board import MAX_BOARD, as_square
-from combat.engine.context import Ctx, apply_event, end_turn, finish, rules_for
+from combat.engine.context import Ctx, end_turn, finish, rules_for
 from combat.engine.dice import DiceError, DiceRoller
 from combat.engine.events import Event
+from combat.engine.fold import apply_event
 from combat.engine.gm import GM_ACTIONS, SETUP_ACTIONS
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
 from combat.engine.rulesets.base import Resolver
