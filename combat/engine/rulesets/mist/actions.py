@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from combat.engine.actions import ActionOption, NoParams, Refusal, RefusalCode
-from combat.engine.board import Square, as_square, find_path, manhattan, square_key, steps_within, within
+from combat.engine.board import Square, as_square, find_path, manhattan, within
 from combat.engine.rulesets.base import blocked_by, definitions
+from combat.engine.rulesets.mist.effects import effects
+from combat.engine.rulesets.mist.options import ability_option, disengage_option, move_option
 from combat.engine.rulesets.mist.rules import (
-    accuracy_hits,
     can_act,
-    damage_against,
     double_move_problem,
     gate,
     move_problem,
@@ -26,9 +26,7 @@ from combat.engine.rulesets.mist.rules import (
     path_problem,
     rampart_provocations,
     rampart_range,
-    save_avoids,
     slot_cost,
-    stat,
     target_problem,
     terrain,
     turn_flags,
@@ -390,145 +388,22 @@ def act_ability(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     return None
 
 
-def effects(ctx: Ctx, src: Combatant, t: Combatant, a: dict[str, Any]) -> None:
-    """Accuracy (against enemies), damage, healing, then the status with its saving throw."""
-    state = ctx.state
-    if a["accuracy_check"] and t.side != src.side and (a["damage"] or a["status"]):
-        roll = ctx.roll("1d100", "accuracy").total if state.options.get("accuracy_adds_d100", True) else None
-        acc, eva = stat(state, src, "accuracy") + a["accuracy_bonus"], stat(state, t, "evasion")
-        hit = accuracy_hits(roll, acc, eva)
-        ctx.emit("attack.rolled", actor=src.id, target=t.id, roll=roll, accuracy=acc, evasion=eva, hit=hit)
-        if not hit:
-            return
-    if a["damage"]:
-        own = "magic" if a["damage_type"] == "magical" else "attack"
-        bonus = int(src.sheet.get(own, 0) or 0)
-        raw = ctx.roll(a["damage"], "damage", adds=[(bonus, own.title())]).result
-        defences = {
-            "defense": stat(state, t, "defense"),
-            "magic_defense": stat(state, t, "magic_defense"),
-            "resistances": t.sheet.get("resistances", ""),
-            "weaknesses": t.sheet.get("weaknesses", ""),
-        }
-        dealt = damage_against(
-            defences,
-            raw,
-            a["damage_type"],
-            a["element"],
-            irreducible=a["irreducible"],
-            weakness_multiplier=int(state.options.get("weakness_multiplier", 2)),
-        )
-        deal(ctx, src, t, dealt, raw, a)
-    if a["heal"] and t.alive:
-        magic = int(src.sheet.get("magic", 0) or 0)
-        amount = max(0, ctx.roll(a["heal"], "healing", adds=[(magic, "Magic")]).result)
-        hp = min(t.max_hp, t.hp + amount)
-        ctx.emit("healed", actor=src.id, target=t.id, amount=hp - t.hp, hp=hp, ko=hp <= 0)
-    if a["status"] and t.alive:
-        if a["save"] != "none":
-            roll = ctx.roll("1d100", "saving throw").total
-            mine, theirs = stat(state, t, a["save"]), stat(state, src, a["save_against"])
-            avoided = save_avoids(roll, mine, theirs)
-            ctx.emit(
-                "save.rolled",
-                combatant=t.id,
-                status=a["status"],
-                roll=roll,
-                stat=a["save"],
-                value=mine,
-                against=a["save_against"],
-                target_number=theirs,
-                avoided=avoided,
-            )
-            if avoided:
-                return
-        ctx.emit(
-            "status.applied",
-            combatant=t.id,
-            status=a["status"],
-            power=0,
-            duration=a["duration"],
-            by=src.id,
-        )
-
-
-def deal(ctx: Ctx, src: Combatant | None, t: Combatant, dealt: int, raw: int, a: dict[str, Any]) -> None:
-    """MIST-KO-1..3: HP damage; at 0 HP KO; while KO each instance costs exactly 1 LP; 0 LP is death."""
-    actor = src.id if src is not None else None
-    extra = {"raw": raw, "damage_type": a["damage_type"], "element": a["element"]}
-    if not t.alive:
-        return
-    if t.ko and dealt > 0:
-        lp = t.resources.get("lp", 0) - 1
-        ctx.emit("lp.lost", actor=actor, target=t.id, amount=dealt, lp=max(0, lp), alive=lp > 0, **extra)
-        return
-    hp = t.hp - dealt if not t.ko else t.hp
-    ctx.emit(
-        "damage.dealt", actor=actor, target=t.id, amount=dealt, hp=max(0, hp), ko=t.ko or hp <= 0, **extra
-    )
-
-
 # --- ENG-5 ------------------------------------------------------------------------------------
 
 
 def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     """ENG-5: the moves, the double move, disengage, the rampart switch and every ability of the sheet."""
-    opts: list[ActionOption] = []
-    t = turn_flags(c)
-    slots = c.resources.get("slots", 0)
-    left = c.resources.get("move", 0)
     stuck = blocked_by(state, c, "movement")
     walls, allies, enemies = terrain(state, c)
-    if c.pos is not None:
-        reason = move_problem(state, c)
-        came_from, ends = (
-            ({}, [])
-            if reason
-            else steps_within(
-                (c.pos[0], c.pos[1]),
-                left,
-                state.width,
-                state.height,
-                walls | enemies,
-                allies,
-                diagonal=False,
-            )
-        )
-        if not reason and not ends:
-            reason = "No free square in reach."
-        opts.append(
-            ActionOption(
-                "move",
-                f"Move (up to {left})",
-                {"move": 1},
-                squares=[list(s) for s in ends],
-                available=not reason,
-                reason=reason,
-                came_from=came_from,
-            )
-        )
+    opts: list[ActionOption] = [] if c.pos is None else [move_option(state, c, walls, allies, enemies)]
     why = double_move_problem(state, c)
+    slots = c.resources.get("slots", 0)
     opts.append(
         ActionOption(
             "double_move", "Double move (all slots)", {"slots": slots}, available=not why, reason=why
         )
     )
-    dis_type = state.options.get("disengage_type", "simple")
-    cost = slot_cost(c, dis_type, 1)
-    dis_why = (
-        "Already disengaged this turn."
-        if t.get("disengaged")
-        else gate(state, c, dis_type, 1, 0, spell=False)
-    )
-    opts.append(
-        ActionOption(
-            "disengage",
-            "Disengage",
-            {"slots": cost if isinstance(cost, int) else 0},
-            available=not dis_why,
-            reason=dis_why or "",
-        )
-    )
+    opts.append(disengage_option(state, c))
     n = rampart_range(c)
     if n:
         on = bool(c.extra.get("rampart_on"))
@@ -545,59 +420,8 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
         a = defs.get(key)
         if a is None:
             continue
-        opts.append(_ability_option(state, c, key, a, stuck, walls, allies, enemies))
+        opts.append(ability_option(state, c, key, a, stuck, walls, allies, enemies))
     return opts
-
-
-def _ability_option(
-    state: BattleState,
-    c: Combatant,
-    key: str,
-    a: dict[str, Any],
-    stuck: str | None,
-    walls: set[Square],
-    allies: set[Square],
-    enemies: set[Square],
-) -> ActionOption:
-    cost = slot_cost(c, a["type"], a["cost"])
-    why = gate(state, c, a["type"], a["cost"], a["mp"], spell=a["spell"])
-    if not why and a["leap"]:
-        why = move_problem(state, c, leap=True)
-    targets: list[str] = []
-    squares: list[list[int]] = []
-    if not why and c.pos is not None:
-        if a["target"] == "square":
-            taken = walls | allies | enemies
-            squares = [
-                list(s)
-                for s in within(c.pos, a["range"], state.width, state.height, "manhattan")
-                if not (a["leap"] and (s in taken or list(s) == c.pos))
-            ]
-        else:
-            targets = [t.id for t in state.combatants.values() if target_problem(state, c, t, a) is None]
-        if not targets and not squares:
-            why = "No target in range."
-    areas = (
-        {
-            square_key(s): [list(q) for q in within(s, a["area"], state.width, state.height, "manhattan")]
-            for s in squares
-        }
-        if a["target"] == "square" and a["area"] > 0
-        else {}
-    )
-    label = a["name"] + (f" ({a['mp']} MP)" if a["mp"] else "")
-    price = {"slots": cost if isinstance(cost, int) else 0, **({"mp": a["mp"]} if a["mp"] else {})}
-    return ActionOption(
-        "ability",
-        label,
-        price,
-        targets=targets,
-        squares=squares,
-        available=not why,
-        reason=why or "",
-        params={"ability": key},
-        areas=areas,
-    )
 
 
 class RampartParams(TypedDict, total=False):
