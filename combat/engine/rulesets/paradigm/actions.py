@@ -17,6 +17,14 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from combat.engine.actions import ActionOption, NoParams, Refusal, TargetsParams
 from combat.engine.rulesets.base import defined, definition
 from combat.engine.rulesets.paradigm.effects import apply_effect, deal
+from combat.engine.rulesets.paradigm.options import (
+    EQUIP_SLOTS,
+    ability_options,
+    opt,
+    swap_options,
+    targets_for,
+    worth_it,
+)
 from combat.engine.rulesets.paradigm.phases import advanced, run
 from combat.engine.rulesets.paradigm.rules import (
     SUMMON_ANIMA,
@@ -42,8 +50,6 @@ if TYPE_CHECKING:
     from combat.engine.actions import Action
     from combat.engine.context import Ctx
     from combat.engine.state import BattleState, Decision
-
-EQUIP_SLOTS = {"weapon": "weapons", "accessory": "accessories"}
 
 
 def pick_targets(
@@ -306,6 +312,24 @@ def act_summon(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         return Refusal(why)
     d = defined(state, "eidolons", c.sheet["eidolon"])
     eid = f"c{state.extra.get('next_id', 1)}"
+    made = _eidolon(c, eid, d)
+    ctx.emit(
+        "eidolon.summoned",
+        actor=c.id,
+        eidolon=c.sheet["eidolon"],
+        name=d["name"],
+        spend={"anima": SUMMON_ANIMA},
+    )
+    ctx.emit("combatant.added", combatant=made.to_dict())
+    order = [x for x in ctx.state.order if x != eid]
+    order.insert(state.turn + 1, eid)
+    ctx.emit("order.set", order=order, turn=state.turn)
+    ctx.end_turn()
+    return None
+
+
+def _eidolon(c: Combatant, eid: str, d: dict[str, Any]) -> Combatant:
+    """The eidolon ``d`` of ``c`` as a combatant ``eid`` of its side, under its controller (PARA-EID-1)."""
     sheet = {
         "tier": c.sheet.get("tier", 1),
         "hp": d["hp"],
@@ -352,19 +376,7 @@ def act_summon(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         False,
         extra,
     )
-    ctx.emit(
-        "eidolon.summoned",
-        actor=c.id,
-        eidolon=c.sheet["eidolon"],
-        name=d["name"],
-        spend={"anima": SUMMON_ANIMA},
-    )
-    ctx.emit("combatant.added", combatant=made.to_dict())
-    order = [x for x in ctx.state.order if x != eid]
-    order.insert(state.turn + 1, eid)
-    ctx.emit("order.set", order=order, turn=state.turn)
-    ctx.end_turn()
-    return None
+    return made
 
 
 def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
@@ -386,21 +398,21 @@ def resume(ctx: Ctx, decision: Decision, choice: str) -> Refusal | None:
 def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
     """ENG-5: the options of PARA-ACT-* (an eidolon: its listed abilities only)."""
     if c.extra.get("eidolon_of"):
-        return _ability_options(state, c)
+        return ability_options(state, c)
     opts: list[ActionOption] = []
     why = gate(state, c, 1, "melee")
     targets = [] if why else single_targets(state, c, "enemy", "physical", True)
-    opts.append(_opt("attack", "Basic Attack", 1, targets, why or ("" if targets else "No enemy in reach.")))
-    opts += _ability_options(state, c)
+    opts.append(opt("attack", "Basic Attack", 1, targets, why or ("" if targets else "No enemy in reach.")))
+    opts += ability_options(state, c)
     for key, n in inventory(state, c.side).items():
         item = definition(state, "items", key)
         if item is None:
             continue
         why = gate(state, c, 1)
-        targets = [] if why else _targets_for(state, c, item)
-        targets, why = _worth_it(state, item, targets, why)
+        targets = [] if why else targets_for(state, c, item)
+        targets, why = worth_it(state, item, targets, why)
         opts.append(
-            _opt(
+            opt(
                 "item",
                 f"{item['name']} (x{n})",
                 1,
@@ -410,18 +422,18 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
             )
         )
     to = "back" if row_of(c) == "front" else "front"
-    opts.append(_opt("change_row", f"Move to the {to} row", 1, [], gate(state, c, 1)))
+    opts.append(opt("change_row", f"Move to the {to} row", 1, [], gate(state, c, 1)))
     why = gate(state, c, 1) or (
         "Already held AP this round." if c.extra.get("held_round") == state.round else ""
     )
     later = [] if why else hold_targets(state, c)
-    opts.append(_opt("hold", "Hold AP", 1, later, why or ("" if later else "No one acts after you.")))
+    opts.append(opt("hold", "Hold AP", 1, later, why or ("" if later else "No one acts after you.")))
     for key, obj in objects(state).items():
         why = object_problem(state, c, key, obj)
         cost = ap_per_turn(c.sheet) if obj["whole_turns"] else obj["ap"]
-        opts.append(_opt("interact", f"Interact: {obj['name']}", cost, [], why, object=key))
-    opts += _swap_options(state, c)
-    opts.append(_opt("flee", "Flee", 0, [], flee_problem(state, c)))
+        opts.append(opt("interact", f"Interact: {obj['name']}", cost, [], why, object=key))
+    opts += swap_options(state, c)
+    opts.append(opt("flee", "Flee", 0, [], flee_problem(state, c)))
     if c.sheet.get("eidolon"):
         d = definition(state, "eidolons", c.sheet["eidolon"])
         opts.append(
@@ -434,61 +446,6 @@ def legal_actions(state: BattleState, c: Combatant) -> list[ActionOption]:
             )
         )
     return opts
-
-
-def _ability_options(state: BattleState, c: Combatant) -> list[ActionOption]:
-    opts = []
-    for key in ability_keys(state, c):
-        a = definition(state, "abilities", key)
-        if a is None:
-            continue
-        why = gate(state, c, a["cost"], "abilities") or (gate(state, c, 0, "melee") if a["melee"] else None)
-        targets = [] if why else _targets_for(state, c, a)
-        targets, why = _worth_it(state, a, targets, why)
-        area = a["target"] in ("all_enemies", "all_allies")
-        if not why and not targets:
-            why = "No one to target."
-        opts.append(_opt("ability", a["name"], a["cost"], [] if area else targets, why, ability=key))
-    return opts
-
-
-def _swap_options(state: BattleState, c: Combatant) -> list[ActionOption]:
-    why = gate(state, c, 1)
-    opts = []
-    for slot, kind in EQUIP_SLOTS.items():
-        current = definition(state, kind, c.extra.get(slot))
-        if current:
-            opts.append(_opt("swap", f"Put away {current['name']}", 1, [], why, slot=slot, equip=""))
-        for key in dict.fromkeys(c.extra.get("gear", ())):
-            d = definition(state, kind, key)
-            if d:
-                opts.append(_opt("swap", f"Equip {d['name']}", 1, [], why, slot=slot, equip=key))
-    return opts
-
-
-def _worth_it(
-    state: BattleState, eff: dict[str, Any], targets: list[str], why: str | None
-) -> tuple[list[str], str | None]:
-    """A heal on one target that would do nothing is offered greyed, with why: only the hurt are targets."""
-    if why or eff.get("type") != "heal" or eff["target"] in ("all_enemies", "all_allies") or not targets:
-        return targets, why
-    hurt = [t for t in targets if state.combatants[t].hp < state.combatants[t].max_hp]
-    return hurt, None if hurt else "Everyone in reach is at full HP."
-
-
-def _targets_for(state: BattleState, c: Combatant, eff: dict[str, Any]) -> list[str]:
-    mode = eff["target"]
-    if mode in ("all_enemies", "all_allies"):
-        return area_targets(state, c, mode, eff["type"], eff.get("melee", False))
-    return single_targets(state, c, mode, eff["type"], eff.get("melee", False))
-
-
-def _opt(
-    kind: str, label: str, cost: int, targets: list[str], why: str | None, **params: Any
-) -> ActionOption:
-    return ActionOption(
-        kind, label, {"ap": cost} if cost else {}, list(targets), [], not why, why or "", params
-    )
 
 
 # The required keys sit in a total base class: with postponed annotations, ``Required[...]`` is not seen.
