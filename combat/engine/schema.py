@@ -66,26 +66,7 @@ class Field:
                 raise ValueError("This field is required.")
             return self.default
         if self.kind == "int":
-            if isinstance(raw, bool):
-                raise ValueError("Enter a whole number.")
-            if isinstance(raw, float):
-                if not raw.is_integer():
-                    raise ValueError("Enter a whole number.")
-                raw = int(raw)
-            if isinstance(raw, str):
-                try:
-                    raw = int(raw.strip())
-                except ValueError:
-                    raise ValueError("Enter a whole number.") from None
-            if not isinstance(raw, int):
-                raise ValueError("Enter a whole number.")
-            if abs(raw) > 10**9:
-                raise ValueError("Number is too large.")
-            if self.min is not None and raw < self.min:
-                raise ValueError(f"Must be at least {self.min}.")
-            if self.max is not None and raw > self.max:
-                raise ValueError(f"Must be at most {self.max}.")
-            return raw
+            return self._clean_int(raw)
         if self.kind == "str":
             if not isinstance(raw, str):
                 raise ValueError("Enter text.")
@@ -111,7 +92,33 @@ class Field:
             if not isinstance(raw, str) or raw not in self.choices:
                 raise ValueError(f"Choose one of: {', '.join(self.choice_label(c) for c in self.choices)}.")
             return raw
-        # list
+        return self._clean_list(raw)
+
+    def _clean_int(self, raw: Any) -> int:
+        """A whole number within the field's bounds."""
+        if isinstance(raw, bool):
+            raise ValueError("Enter a whole number.")
+        if isinstance(raw, float):
+            if not raw.is_integer():
+                raise ValueError("Enter a whole number.")
+            raw = int(raw)
+        if isinstance(raw, str):
+            try:
+                raw = int(raw.strip())
+            except ValueError:
+                raise ValueError("Enter a whole number.") from None
+        if not isinstance(raw, int):
+            raise ValueError("Enter a whole number.")
+        if abs(raw) > 10**9:
+            raise ValueError("Number is too large.")
+        if self.min is not None and raw < self.min:
+            raise ValueError(f"Must be at least {self.min}.")
+        if self.max is not None and raw > self.max:
+            raise ValueError(f"Must be at most {self.max}.")
+        return raw
+
+    def _clean_list(self, raw: Any) -> list[str]:
+        """A list of names (or one comma-separated text), each of the field's ``choices`` when it has any."""
         if isinstance(raw, str):
             raw = [item.strip() for item in raw.split(",") if item.strip()]
         if not isinstance(raw, list | tuple) or not all(isinstance(item, str) for item in raw):

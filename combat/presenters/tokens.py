@@ -51,19 +51,47 @@ def _label(c: dict[str, Any], name: str, side: str, statuses: list[dict[str, Any
     return label + "".join(f", {s['name']}" for s in statuses) + (", acting now" if acting else "")
 
 
+def _pct(c: dict[str, Any]) -> int | None:
+    """The health bar's fill in percent, when the view gives a ratio."""
+    ratio = c.get("hp_ratio")
+    return max(0, min(100, round(100 * ratio))) if isinstance(ratio, int | float) else None
+
+
+def _on_board(
+    c: dict[str, Any], cid: str, base: dict[str, Any], flags: dict[str, bool], face: Any
+) -> dict[str, Any]:
+    """All the board's token shows: ``base`` (name, side, position, statuses...) and ``flags`` (acting...)."""
+    name, side, pos, statuses = base["name"], base["side"], base["pos"], base["statuses"]
+    hidden = flags["hidden"]
+    return {
+        "id": cid,
+        "name": name,
+        "initials": _initials(name),
+        "side": side,
+        "classes": (" acting" if flags["acting"] else "")
+        + (" reacting" if flags["reacting"] else "")
+        + (" ko" if base["ko"] else "")
+        + (" veiled" if hidden else ""),
+        "health": c.get("hp_bucket") or "",
+        "face": face,
+        "pos": pos,
+        "col": pos[0] + 1 if pos else None,
+        "line": pos[1] + 1 if pos else None,
+        "controller": base["controller"],
+        "label": _label(c, name, side, statuses, flags["acting"])
+        + (", hidden from players" if hidden else ""),
+        "pct": _pct(c),
+        "badges": [s["name"] for s in statuses],
+    }
+
+
 def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
     """Combatant ``cid`` as a view shows it (``c``: its entry in ``view_for``), in values only.
 
     ``on_board``: all the board's token shows; ``in_tracker``: all the tracker's row shows.
     """
     state = table.state
-    current = state.acting()
-    pending = state.pending
-    hp, max_hp = c.get("hp"), c.get("max_hp")
-    ratio = c.get("hp_ratio")
-    pct = round(100 * ratio) if isinstance(ratio, int | float) else None
-    if pct is not None:
-        pct = max(0, min(100, pct))
+    current, pending = state.acting(), state.pending
     # Who controls a token is table knowledge (the tracker shows it), not a secret.
     real = state.combatants.get(cid)
     controller = real.controller if real is not None else None
@@ -72,57 +100,31 @@ def token_of(table: Table, cid: str, c: dict[str, Any]) -> dict[str, Any]:
         {"name": name, "power": s.get("power"), "duration": s.get("duration")}
         for name, s in (c.get("statuses") or {}).items()
     ]
-    name = c.get("name", cid)
-    side = c.get("side", "party")
-    acting = current is not None and current.id == cid
-    reacting = pending is not None and pending.combatant == cid
-    pos = c.get("pos")
-    alive, ko = c.get("alive", True), c.get("ko", False)
-    controller_name = table.name_of(controller)
-    hidden = bool((c.get("extra") or {}).get("hidden"))  # only the GM's view holds it
-    return {
+    flags = {
+        "acting": current is not None and current.id == cid,
+        "reacting": pending is not None and pending.combatant == cid,
+        "hidden": bool((c.get("extra") or {}).get("hidden")),  # only the GM's view holds it
+    }
+    base = {
         "id": cid,
-        "name": name,
-        "side": side,
+        "name": c.get("name", cid),
+        "side": c.get("side", "party"),
         "controller": controller,
-        "controller_name": controller_name,
-        "hp": hp,
-        "max_hp": max_hp,
-        "pos": pos,
+        "controller_name": table.name_of(controller),
+        "hp": c.get("hp"),
+        "max_hp": c.get("max_hp"),
+        "pos": c.get("pos"),
         "row": c.get("row"),
         "statuses": statuses,
-        "alive": alive,
-        "ko": ko,
+        "alive": c.get("alive", True),
+        "ko": c.get("ko", False),
         "resources": c.get("resources") or {},
-        "on_board": {
-            "id": cid,
-            "name": name,
-            "initials": _initials(name),
-            "side": side,
-            "classes": (" acting" if acting else "")
-            + (" reacting" if reacting else "")
-            + (" ko" if ko else "")
-            + (" veiled" if hidden else ""),
-            "health": c.get("hp_bucket") or "",
-            "face": face,
-            "pos": pos,
-            "col": pos[0] + 1 if pos else None,
-            "line": pos[1] + 1 if pos else None,
-            "controller": controller,
-            "label": _label(c, name, side, statuses, acting) + (", hidden from players" if hidden else ""),
-            "pct": pct,
-            "badges": [s["name"] for s in statuses],
-        },
-        "in_tracker": {
-            "id": cid,
-            "name": name,
-            "side": side,
-            "acting": acting,
-            "alive": alive,
-            "ko": ko,
-            "controller": controller,
-            "controller_name": controller_name,
-        },
+    }
+    tracker_keys = ("id", "name", "side", "alive", "ko", "controller", "controller_name")
+    return {
+        **base,
+        "on_board": _on_board(c, cid, base, flags, face),
+        "in_tracker": {**{k: base[k] for k in tracker_keys}, "acting": flags["acting"]},
     }
 
 

@@ -139,6 +139,27 @@ def run_targets(ctx: Ctx, job: dict[str, Any]) -> None:
             return
 
 
+def _roll_grapple(ctx: Ctx, actor: Combatant, t: Combatant, evasion: int, dodged: bool) -> None:
+    """A grapple's roll against Evasion; on a hit the two hold each other."""
+    r = ctx.roll("2d6", "to hit", adds=rules.to_hit_parts(actor.sheet, None))
+    base, bonus = r.total, r.result - r.total
+    hit = rules.is_hit(base + bonus, evasion)
+    ctx.emit(
+        "grapple.rolled",
+        actor=actor.id,
+        target=t.id,
+        base=base,
+        bonus=bonus,
+        total=base + bonus,
+        evasion=evasion,
+        dodged=dodged,
+        hit=hit,
+    )
+    if hit:
+        ctx.emit("status.applied", combatant=actor.id, status="grappling", power=0, duration=1, holds=t.id)
+        ctx.emit("status.applied", combatant=t.id, status="grappled", power=0, duration=1, by=actor.id)
+
+
 def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
     """The to-hit roll against Evasion; True when paused (block window or insanity prompt)."""
     state = ctx.state
@@ -146,25 +167,7 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
     passive, active = rules.evasions(state, t)
     evasion = active if dodged else passive
     if job["kind"] == "grapple":
-        r = ctx.roll("2d6", "to hit", adds=rules.to_hit_parts(actor.sheet, None))
-        base, bonus = r.total, r.result - r.total
-        hit = rules.is_hit(base + bonus, evasion)
-        ctx.emit(
-            "grapple.rolled",
-            actor=actor.id,
-            target=t.id,
-            base=base,
-            bonus=bonus,
-            total=base + bonus,
-            evasion=evasion,
-            dodged=dodged,
-            hit=hit,
-        )
-        if hit:
-            ctx.emit(
-                "status.applied", combatant=actor.id, status="grappling", power=0, duration=1, holds=t.id
-            )
-            ctx.emit("status.applied", combatant=t.id, status="grappled", power=0, duration=1, by=actor.id)
+        _roll_grapple(ctx, actor, t, evasion, dodged)
         return False
     w = defined(state, "weapons", job["weapon"])
     mods = [defined(state, "attack_modifiers", k) for k in job["mods"]]

@@ -143,6 +143,40 @@ def run_spell(ctx: Ctx, job: dict[str, Any]) -> None:
             return
 
 
+def _charm(ctx: Ctx, c: Combatant, t: Combatant, skill: dict[str, Any]) -> None:
+    """One target's Defensive Charisma Roll against ``c``'s offensive one; on a success, the skill's effect."""
+    off = ctx.roll(
+        "2d6",
+        "offensive charisma roll",
+        adds=[(int(c.sheet.get("charisma", 0)), "Charisma"), (skill["bonus"], skill["name"])],
+    ).result
+    dfn = ctx.roll(
+        "2d6", "defensive charisma roll", adds=[(int(t.sheet.get("charisma", 0)), "Charisma")]
+    ).result
+    ok = off >= dfn
+    ctx.emit("charisma.rolled", actor=c.id, target=t.id, offensive=off, defensive=dfn, success=ok)
+    if not ok:
+        return
+    if skill["effect"] == "status":
+        ctx.emit(
+            "status.applied",
+            combatant=t.id,
+            status=skill["status"],
+            power=0,
+            duration=skill["duration"],
+            by=c.id,
+        )
+    else:
+        res = skill["effect"]
+        ctx.emit(
+            "points.drained",
+            combatant=t.id,
+            actor=c.id,
+            resource=res,
+            resources={res: max(0, t.resources.get(res, 0) - skill["amount"])},
+        )
+
+
 def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
     """BLOCK-CHA-1: Offensive Charisma Roll against each target's Defensive Charisma Roll."""
     state = ctx.state
@@ -172,35 +206,5 @@ def act_charisma(ctx: Ctx, c: Combatant, action: Action) -> Refusal | None:
         spend=rules.spend("verbal", cost),
     )
     for tid in targets:
-        t = state.combatants[tid]
-        off = ctx.roll(
-            "2d6",
-            "offensive charisma roll",
-            adds=[(int(c.sheet.get("charisma", 0)), "Charisma"), (skill["bonus"], skill["name"])],
-        ).result
-        dfn = ctx.roll(
-            "2d6", "defensive charisma roll", adds=[(int(t.sheet.get("charisma", 0)), "Charisma")]
-        ).result
-        ok = off >= dfn
-        ctx.emit("charisma.rolled", actor=c.id, target=tid, offensive=off, defensive=dfn, success=ok)
-        if not ok:
-            continue
-        if skill["effect"] == "status":
-            ctx.emit(
-                "status.applied",
-                combatant=tid,
-                status=skill["status"],
-                power=0,
-                duration=skill["duration"],
-                by=c.id,
-            )
-        else:
-            res = skill["effect"]
-            ctx.emit(
-                "points.drained",
-                combatant=tid,
-                actor=c.id,
-                resource=res,
-                resources={res: max(0, t.resources.get(res, 0) - skill["amount"])},
-            )
+        _charm(ctx, c, state.combatants[tid], skill)
     return None
