@@ -12,8 +12,9 @@ from django.http import HttpRequest
 
 from combat.engine.rulesets import RULESETS, ruleset_choices
 from combat.engine.schema import SheetSchema
-from vtt.forms import SHEET_PREFIX, character_form_class
+from vtt.forms import character_form_class
 from vtt.models import Campaign, Character, Invite, Membership
+from vtt.schema_forms import SHEET_PREFIX
 
 if TYPE_CHECKING:
     from django.contrib.admin.options import _FieldsetSpec

@@ -24,9 +24,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from vtt import homebrew
 from vtt.access import campaign_for
 from vtt.content import campaign_content, check_sheet
-from vtt.forms import SchemaFieldsMixin, add_schema_fields, collect, report
 from vtt.models import Campaign, Character, CharacterKind, ContentEntry, Role
 from vtt.requests import MemberRequest
+from vtt.schema_forms import SchemaFieldsMixin, add_schema_fields, collect, report
 
 FIELD_PREFIX = "def_"
 GM_ONLY = (Role.GM,)
