@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.source_imports import imported_modules
+
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 500
 MAX_FUNCTION = 60
@@ -44,17 +46,7 @@ def module_name(path: Path) -> str:
 
 def imports(source: str, module: str) -> list[tuple[int, str]]:
     """(line, dotted name) of every module ``source`` imports: ``from a import b`` names ``a.b`` too."""
-    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
-            name = ".".join([*base, *([node.module] if node.module else [])])
-            found.append((node.lineno, name))
-            found += [(node.lineno, f"{name}.{alias.name}") for alias in node.names]
-    return found
+    return imported_modules(source, module)
 
 
 def battle_imports(source: str, module: str) -> list[str]:

@@ -34,19 +34,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from combat.engine.rulesets.action_block import rules
-from combat.engine.rulesets.action_block.actions import ACTIONS, PARAMS, legal_actions, resume
+from combat.engine.rulesets.action_block import actions, content, events, rules, sheet, tactics
 from combat.engine.rulesets.action_block.content import (
     DEMO_PARTY,
     HEROES,
-    KINDS,
     MONSTERS,
     STARTER,
-    validate_block_content,
 )
-from combat.engine.rulesets.action_block.events import APPLIERS, EVENTS
-from combat.engine.rulesets.action_block.sheet import OPTIONS, SHEET
-from combat.engine.rulesets.action_block.tactics import TACTICS
 from combat.engine.rulesets.base import (
     HP_RESTORED,
     STATUSES_END,
@@ -55,6 +49,7 @@ from combat.engine.rulesets.base import (
     count_down_statuses,
     definition,
 )
+from combat.engine.rulesets.wiring import wired
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -65,6 +60,7 @@ __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "STARTER", "ActionBlock"]
 SLOTS = ("offensive", "movement", "verbal")
 
 
+@wired(sheet, content, actions, events, tactics, check=content.validate_block_content)
 class ActionBlock(Ruleset):
     """The Action Block rules as an engine plugin."""
 
@@ -74,19 +70,6 @@ class ActionBlock(Ruleset):
     unattended = {"insanity": "off"}  # the Insanity Roll is a prompt only the GM answers
     board = "grid"
     source = "004_b1d5fda312bebd08.txt"
-    options = OPTIONS
-    sheet_schema = SHEET
-    actions = ACTIONS
-    params = PARAMS
-    resume = staticmethod(resume)
-    legal_actions = staticmethod(legal_actions)
-    tactics = TACTICS
-    events = EVENTS
-    appliers = APPLIERS
-    content = STARTER
-    heroes, monsters = HEROES, MONSTERS
-    content_check = staticmethod(validate_block_content)
-    content_kinds = KINDS
     readings = (
         "A Movement action costs 1 Speed Point and moves up to the sheet's Movement squares; a diagonal step "
         "counts 5 ft.",

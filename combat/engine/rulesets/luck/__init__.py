@@ -33,19 +33,14 @@ from combat.engine.rulesets.base import (
     definition,
     roll_initiative,
 )
-from combat.engine.rulesets.luck.actions import ACTIONS, PARAMS, legal_actions, resume
+from combat.engine.rulesets.luck import actions, content, events, sheet, tactics
 from combat.engine.rulesets.luck.content import (
     DEMO_PARTY,
     HEROES,
-    KINDS,
     MONSTERS,
-    STARTER,
-    validate_luck_content,
 )
-from combat.engine.rulesets.luck.events import APPLIERS, EVENTS
 from combat.engine.rulesets.luck.rules import ACTIONS_PER_TURN, free_steps, items_left
-from combat.engine.rulesets.luck.sheet import OPTIONS, SHEET
-from combat.engine.rulesets.luck.tactics import TACTICS
+from combat.engine.rulesets.wiring import wired
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -54,26 +49,14 @@ if TYPE_CHECKING:
 __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "Luck"]
 
 
+@wired(sheet, content, actions, events, tactics, check=content.validate_luck_content)
 class Luck(Ruleset):
     key = "luck"
     name = "D20 Luck"
     summary = "Classic d20 skirmish on a grid: two actions a turn, luck rolls to hit."
     board = "grid"
     source = "002_25917d096fedcdff.txt"
-    options = OPTIONS
-    sheet_schema = SHEET
-    actions = ACTIONS
-    params = PARAMS
-    events = EVENTS
-    appliers = APPLIERS
-    resume = staticmethod(resume)
-    legal_actions = staticmethod(legal_actions)
     plan_steps = staticmethod(free_steps)
-    tactics = TACTICS
-    content = STARTER
-    heroes, monsters = HEROES, MONSTERS
-    content_check = staticmethod(validate_luck_content)
-    content_kinds = KINDS
     grid_metric = "chebyshev"
     readings = (
         "A character at 0 HP is knocked out: it cannot act, and healing brings it back up.",

@@ -23,16 +23,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combat.engine.rulesets.base import HP_RESTORED, STATUSES_END, CarryOver, Ruleset, count_down_statuses
-from combat.engine.rulesets.mist.actions import ACTIONS, PARAMS, legal_actions, resume
+from combat.engine.rulesets.mist import actions, content, events, sheet, tactics
 from combat.engine.rulesets.mist.content import (
     DEMO_PARTY,
     HEROES,
-    KINDS,
     MONSTERS,
     STARTER,
-    validate_mist_content,
 )
-from combat.engine.rulesets.mist.events import APPLIERS, EVENTS
 from combat.engine.rulesets.mist.rules import (
     MP_PER_INITIATIVE,
     can_act,
@@ -41,8 +38,7 @@ from combat.engine.rulesets.mist.rules import (
     resistance_errors,
     stat,
 )
-from combat.engine.rulesets.mist.sheet import OPTIONS, SHEET
-from combat.engine.rulesets.mist.tactics import TACTICS
+from combat.engine.rulesets.wiring import wired
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -51,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "STARTER", "Mist"]
 
 
+@wired(sheet, content, actions, events, tactics, check=content.validate_mist_content)
 class Mist(Ruleset):
     """The Mist & Rampart rules as an engine plugin."""
 
@@ -59,21 +56,8 @@ class Mist(Ruleset):
     summary = "Fantasy tactics on a grid: actions, magic points, guarding ramparts."
     board = "grid"
     source = "000_6696e0bb94cf9e52.txt"
-    options = OPTIONS
-    sheet_schema = SHEET
-    actions = ACTIONS
-    params = PARAMS
-    resume = staticmethod(resume)
-    legal_actions = staticmethod(legal_actions)
     plan_boosts = ("double_move",)  # MIST-MOVE-2: spending every slot doubles the move
-    tactics = TACTICS
-    events = EVENTS
-    appliers = APPLIERS
     grid_metric = "manhattan"
-    content = STARTER
-    heroes, monsters = HEROES, MONSTERS
-    content_check = staticmethod(validate_mist_content)
-    content_kinds = KINDS
     readings = (
         "Every living combatant gains MP at the start of a round, knocked out or not.",
         "Heavy armor without a named Rampart grants Rampart 1.",

@@ -33,20 +33,15 @@ from combat.engine.rulesets.base import (
     definition,
     roll_initiative,
 )
-from combat.engine.rulesets.paradigm import phases
-from combat.engine.rulesets.paradigm.actions import ACTIONS, PARAMS, legal_actions, resume
+from combat.engine.rulesets.paradigm import actions, content, events, phases, sheet, tactics
 from combat.engine.rulesets.paradigm.content import (
     DEMO_PARTY,
     HEROES,
-    KINDS,
     MONSTERS,
     STARTER,
-    validate_paradigm_content,
 )
-from combat.engine.rulesets.paradigm.events import APPLIERS, EVENTS
 from combat.engine.rulesets.paradigm.rules import able, ap_per_turn, inventory, job_key, shielded
-from combat.engine.rulesets.paradigm.sheet import OPTIONS, SHEET
-from combat.engine.rulesets.paradigm.tactics import TACTICS
+from combat.engine.rulesets.wiring import wired
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -55,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["DEMO_PARTY", "HEROES", "MONSTERS", "STARTER", "Paradigm"]
 
 
+@wired(sheet, content, actions, events, tactics, check=content.validate_paradigm_content)
 class Paradigm(Ruleset):
     """The Paradigm Rows rules as an engine plugin."""
 
@@ -63,20 +59,7 @@ class Paradigm(Ruleset):
     summary = "No map: two rows a side, action points, roles switched each round."
     board = "rows"
     source = "001_0762b94f804b6465.txt"
-    options = OPTIONS
-    sheet_schema = SHEET
-    actions = ACTIONS
-    params = PARAMS
-    resume = staticmethod(resume)
-    legal_actions = staticmethod(legal_actions)
     plan_moves = ("change_row",)  # PARA-ACT-MOVE: a move is a change of row
-    tactics = TACTICS
-    events = EVENTS
-    appliers = APPLIERS
-    content = STARTER
-    heroes, monsters = HEROES, MONSTERS
-    content_check = staticmethod(validate_paradigm_content)
-    content_kinds = KINDS
     readings = (
         "A character at 0 HP is down: no turns, and healing brings them back up.",
         "A status lasts its duration in Effect Phases; Stun leaves only End Turn.",
