@@ -130,22 +130,27 @@ def content_create(request: MemberRequest, pk: int, kind: str) -> HttpResponse:
             raise Http404("Nothing to copy.")
         values = {**source, "name": f"{source.get('name', copy)} (copy)"[:60]}
     form = ContentForm(request.POST or None, campaign=campaign, kind=kind, key=None, values=values)
+    return _content_form(request, campaign, membership, form, "{} added to this campaign's content.")
+
+
+def _content_form(
+    request: MemberRequest,
+    campaign: Campaign,
+    membership: Any,
+    form: ContentForm,
+    saved: str,
+    **shown: Any,
+) -> HttpResponse:
+    """The homebrew entry's form: saved (``saved`` says so, with the entry's name) and back to the list,
+    or shown again with its errors and what else the page shows (``shown``)."""
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
             entry = form.save()
-        messages.success(request, f"{entry.name} added to this campaign's content.")
+        messages.success(request, saved.format(entry.name))
         return redirect("content", campaign.pk)
-    return render(
-        request,
-        "vtt/content_form.html",
-        {
-            "campaign": campaign,
-            "membership": membership,
-            "form": form,
-            "kind_label": homebrew.kind_label(kind),
-            "kind": kind,
-        },
-    )
+    kind = form.kind
+    context = {"campaign": campaign, "membership": membership, "form": form, "kind": kind, **shown}
+    return render(request, "vtt/content_form.html", {**context, "kind_label": homebrew.kind_label(kind)})
 
 
 def _entry_or_404(campaign: Campaign, kind: str, key: str) -> ContentEntry:
@@ -162,23 +167,9 @@ def content_edit(request: MemberRequest, pk: int, kind: str, key: str) -> HttpRe
     _kind_or_404(campaign, kind)
     entry = _entry_or_404(campaign, kind, key)
     form = ContentForm(request.POST or None, campaign=campaign, kind=kind, key=key, values=entry.data)
-    if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            entry = form.save()
-        messages.success(request, f"{entry.name} saved. New battles use this version.")
-        return redirect("content", campaign.pk)
-    return render(
-        request,
-        "vtt/content_form.html",
-        {
-            "campaign": campaign,
-            "membership": membership,
-            "form": form,
-            "kind_label": homebrew.kind_label(kind),
-            "kind": kind,
-            "entry": entry,
-            "uses": homebrew.uses(campaign, kind, key),
-        },
+    uses = homebrew.uses(campaign, kind, key)
+    return _content_form(
+        request, campaign, membership, form, "{} saved. New battles use this version.", entry=entry, uses=uses
     )
 
 

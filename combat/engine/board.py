@@ -14,7 +14,7 @@ Two metrics: ``chebyshev`` (a diagonal step counts 1) and ``manhattan``
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -161,23 +161,28 @@ def reachable(
     ``blocked`` squares can be neither crossed nor entered (walls, enemies);
     ``no_stop`` squares can be crossed but not ended on (allies).
     """
-    adjacent = _adjacency(width, height, diagonal)
-    seen = {start: 0}
-    frontier = [start]
-    d = 0
-    while frontier and d < max_steps:  # level by level: each level is one more step
-        d += 1
-        nxt_level = []
-        for here in frontier:
-            for sq in adjacent[here]:
-                if sq not in seen and sq not in blocked:
-                    seen[sq] = d
-                    nxt_level.append(sq)
-        frontier = nxt_level
-    del seen[start]
+    seen = {sq: d for d, sq, _ in _levels(start, max_steps, _adjacency(width, height, diagonal), blocked)}
     for sq in no_stop:
         seen.pop(sq, None)
     return seen
+
+
+def _levels(
+    start: Square, max_steps: int, adjacent: dict[Square, list[Square]], blocked: AbstractSet[Square]
+) -> Iterator[tuple[int, Square, Square]]:
+    """Breadth first from ``start``, level by level (each level one more step) up to ``max_steps``: each
+    square reached once as (its step count, the square, the square before it), never through ``blocked``."""
+    reached = {start}
+    frontier = [start]
+    for d in range(1, max(0, max_steps) + 1):
+        nxt_level = []
+        for here in frontier:
+            for sq in adjacent[here]:
+                if sq not in reached and sq not in blocked:
+                    reached.add(sq)
+                    nxt_level.append(sq)
+                    yield d, sq, here
+        frontier = nxt_level
 
 
 def steps_within(
@@ -197,16 +202,7 @@ def steps_within(
     its path (``path_to``): the board's move preview, so the browser does no path finding.
     """
     adjacent = _adjacency(width, height, diagonal)
-    came_from: dict[Square, Square] = {}
-    frontier = [start]
-    for _ in range(max(0, max_steps)):
-        nxt_level = []
-        for here in frontier:
-            for sq in adjacent[here]:
-                if sq not in came_from and sq != start and sq not in blocked:
-                    came_from[sq] = here
-                    nxt_level.append(sq)
-        frontier = nxt_level
+    came_from = {sq: here for _, sq, here in _levels(start, max_steps, adjacent, blocked)}
     return came_from, sorted(sq for sq in came_from if sq not in no_stop)
 
 
