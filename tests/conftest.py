@@ -9,6 +9,8 @@ a green run never hides skipped browser tests.
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -74,6 +76,40 @@ def campaign(gm, player, other_player, observer, outsider):
     """The personas' campaign (Mist, the ruleset's house rules): the GM runs it, ``player`` and
     ``other_player`` play, ``observer`` watches; ``outsider`` is not in it."""
     return make_campaign(gm, player=[player, other_player], observer=[observer])
+
+
+#: The report property a test's ``tally`` is kept under; ``pytest_terminal_summary`` prints them.
+TALLY = "tally"
+
+
+@pytest.fixture
+def tally(request) -> Iterator[Counter[str]]:
+    """What a test counted (examples tried, trials, cases): the test asserts on it; after the run the
+    terminal summary prints one line per test, from the reports, so pytest-xdist's workers' too."""
+    counts: Counter[str] = Counter()
+    yield counts
+    if counts:
+        name = request.node.nodeid.split("/")[-1]
+        line = f"{name}: " + " ".join(f"{key}={value}" for key, value in sorted(counts.items()))
+        request.node.user_properties.append((TALLY, line))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Prints every test's ``tally`` (fuzz examples, race trials, socket cases, fault scenarios)."""
+    lines = sorted(
+        {
+            value
+            for reports in terminalreporter.stats.values()
+            for report in reports
+            if getattr(report, "when", None) == "teardown"
+            for name, value in getattr(report, "user_properties", ())
+            if name == TALLY
+        }
+    )
+    if lines:
+        terminalreporter.write_sep("-", "tallies")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_sessionstart(session):
