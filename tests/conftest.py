@@ -123,7 +123,11 @@ def pytest_sessionstart(session):
 
 @pytest.fixture
 def redis_url() -> str:
-    url = os.environ.get("REDIS_URL", "")
+    """The Redis the multi-process tests use: ``VTT_TEST_REDIS_URL`` (``make test`` starts a private
+    redis-server when REDIS_URL is not set: tools/with_redis), else ``REDIS_URL``. One that was given
+    and does not answer fails the test; none given skips it, except where services are required."""
+    given = os.environ.get("VTT_TEST_REDIS_URL", "")
+    url = given or os.environ.get("REDIS_URL", "")
     if not url:
         need_service("REDIS_URL is not set")
     try:
@@ -131,8 +135,30 @@ def redis_url() -> str:
 
         redis.Redis.from_url(url, socket_connect_timeout=2).ping()
     except Exception as exc:
+        if given:
+            pytest.fail(f"Redis at {url} (VTT_TEST_REDIS_URL) is not reachable: {exc}")
         need_service(f"Redis at {url} is not reachable: {exc}")
     return url
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database of this process (each xdist worker has its own) is dropped at the end of the
+    run: before pytest-django drops it, every connection to it is closed, those of this process and any
+    left open by a thread (a ``database_sync_to_async`` executor, a job runner) or a spawned server;
+    PostgreSQL refuses to drop a database others are connected to."""
+    yield
+    from django.db import connection, connections
+
+    with django_db_blocker.unblock():
+        connections.close_all()
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            connection.close()
 
 
 @pytest.fixture(autouse=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -326,8 +327,10 @@ def test_point_8_behind_the_proxy_the_https_origin_is_accepted_and_http_refused(
         ("Alice", "aIice"),
     ],
 )
-def test_point_9_lookalike_names_are_refused_on_every_database(db, taken, lookalike):
+@pytest.mark.every_database  # make test runs it on SQLite too when DATABASE_URL is PostgreSQL
+def test_point_9_lookalike_names_are_refused_on_every_database(db, taken, lookalike, tally):
     _refused_as_lookalike(taken, lookalike)
+    tally[f"refused on {connection.vendor}"] += 1
 
 
 @pytest.mark.parametrize(("taken", "lookalike"), [("alice", "ALICE"), ("bob", "b0b"), ("Zoe", "zoe")])

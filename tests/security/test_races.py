@@ -23,7 +23,9 @@ from tests.races import race
 from tests.security.conftest import combatant_named, make_world
 from tests.table import make_battle
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The lock differs by database (a row lock on PostgreSQL, an IMMEDIATE transaction on SQLite): make test
+# runs these on both when DATABASE_URL is PostgreSQL.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_database]
 
 SEATS = 10
 TRIALS = 4
