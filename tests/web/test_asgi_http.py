@@ -233,7 +233,7 @@ def test_point_6_the_limit_fits_the_largest_upload_and_the_readme_proxy_says_the
     from vtt import images
 
     assert images.MAX_BYTES < settings.REQUEST_MAX_BYTES <= images.MAX_BYTES + 2 * 1024 * 1024
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
     nginx = readme[readme.index("```nginx") : readme.index("```", readme.index("```nginx") + 3)]
     size = re.search(r"client_max_body_size (\d+)m;", nginx)
     assert size is not None and int(size[1]) * 1024 * 1024 == settings.REQUEST_MAX_BYTES
