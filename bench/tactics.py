@@ -1,6 +1,7 @@
 """How well the tactics play, and the odds of the demo encounter, per ruleset.
 
-For every ruleset: the tactics against random play in a 4 vs 4 fight (its sample heroes against its
+For every ruleset: the tactics against random play in a mirror match (the demo's two heroes on both
+sides) and in a 4 vs 4 fight (its sample heroes against its
 monsters, each list taken round to four), once with the tactics on the party's side (seeing what
 the players see) and once on the GM's side; then the demo encounter as ``seed_demo`` sets it up (the
 demo's two player characters against the ruleset's first two monsters, facing each other on an 8 x 10
@@ -96,10 +97,16 @@ def main() -> None:
     ap.add_argument("--demo", type=int, default=1000, help="fights of the demo encounter per ruleset")
     args = ap.parse_args()
     for key in RULESETS:
+        pair = list(RULESETS[key].heroes.items())[:2]
+        mirror = lineup(key, pair, pair, options=RULESETS[key].default_options())
+        party = rate(mirror, args.fights, {"party": "tactics", "enemy": "random"}, "party")
+        enemy = rate(mirror, args.fights, {"party": "random", "enemy": "tactics"}, "enemy")
+        print(f"{key:14} mirror match, tactics vs random: as party {party}; as GM {enemy}")
+    for key in RULESETS:
         setup = four_vs_four(key)
         party = rate(setup, args.fights, {"party": "tactics", "enemy": "random"}, "party")
         enemy = rate(setup, args.fights, {"party": "random", "enemy": "tactics"}, "enemy")
-        print(f"{key:14} tactics vs random: as party {party}; as GM {enemy}")
+        print(f"{key:14} 4v4, tactics vs random: as party {party}; as GM {enemy}")
     for key in RULESETS:
         outcomes = run_parallel(demo_encounter(key), range(args.demo), workers=2)
         o = odds(outcomes)

@@ -1,7 +1,9 @@
 """D20 Luck tactics: two standard actions a turn, spent on hits in reach, healing, statuses and moves.
 
-A hit is worth its average damage past the target's Armor or Resist (when the
-side may know them) times the chance that the luck roll lands; a burst counts
+A hit is worth the damage it is expected to take past the target's Armor or
+Resist (as the side knows them) times the chance that the luck roll lands
+(``hit_worth``); an ability out of reach by one square takes the free step it
+allows (LUCK-ACT-3) to strike at once; a burst counts
 every foe it catches; healing goes to an ally under half health; a status that
 stops a foe acting is worth its turns; Recover ends a status that holds the
 combatant back. With nothing in reach it moves toward the foe worth reaching
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition
 from combat.engine.rulesets.luck.rules import ability_for, ref_of
-from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, expected_past
+from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, hit_worth
 from combat.engine.words import count
 
 if TYPE_CHECKING:
@@ -86,7 +88,7 @@ class LuckTactics(Tactics):
         defense = "armor" if kind == "physical" else "resist"
 
         def damage(t: Combatant) -> float:
-            return expected_past(a["dice"], a["bonus"], self._defense(sight, t, defense)) * LANDS
+            return hit_worth(a["dice"], a["bonus"], self._defense(sight, t, defense), LANDS)
 
         if o.squares:  # a burst: the square that catches most foes (and no friend)
             best = self.best_square(sight, c, o, damage, spares_friends=a["target"] != "any")
@@ -109,8 +111,8 @@ class LuckTactics(Tactics):
 
     @staticmethod
     def _defense(sight: Sight, t: Combatant, name: str) -> float:
-        """Armor or Resist, when the side may know the foe's sheet (the GM's view), else nothing."""
-        return float(t.sheet.get(name, 0)) if sight.full or t.side == sight.side else 0.0
+        """Armor or Resist as the side knows the foe (its sheet, or the bestiary's for its kind)."""
+        return float((sight.figures(t) or {}).get(name, 0) or 0)
 
     def answer(self, sight: Sight, c: Combatant, decision: Decision) -> Choice:
         keys = [k for k in decision.choice_keys() if k != "pass"]

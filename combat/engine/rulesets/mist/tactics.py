@@ -1,7 +1,8 @@
 """Mist & Rampart tactics: action slots spent on chains first and a finisher last, ramparts up, MP kept.
 
-A hit is worth its average damage past DEF or MDF (when the side may know the
-foe's sheet) times the accuracy check's chance; its score is per slot it
+A hit is worth the damage it is expected to take past DEF or MDF times the
+accuracy check's chance (``hit_worth``; the foe's figures as the side knows
+them, ``Sight.figures``); its score is per slot it
 takes, and a finisher, which ends the turn, is charged every slot left (so it
 comes last, or when it fells the foe). Spells pay for their MP. A combatant
 with a Rampart raises it (it costs nothing and punishes foes that walk past);
@@ -18,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition, definitions
-from combat.engine.rulesets.mist.rules import rampart_range, stat
-from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected
+from combat.engine.rulesets.mist.rules import parse_resistances, parse_weaknesses, rampart_range, stat
+from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, hit_worth
 from combat.engine.words import count
 
 if TYPE_CHECKING:
@@ -66,21 +67,32 @@ class MistTactics(Tactics):
         yield from self.close_in(sight, c, moves.get("move"), reach, 2.0)
 
     def _hit_chance(self, sight: Sight, c: Combatant, t: Combatant, a: dict[str, Any]) -> float:
+        """MIST-HIT-1: the chance that 1d100 + Accuracy meets the foe's Evasion (as the side knows it)."""
         if not a["accuracy_check"]:
             return 1.0
-        if not (sight.full or t.side == sight.side):
+        figures = sight.figures(t)
+        if figures is None:
             return 0.75
-        margin = stat(sight.state, c, "accuracy") + a["accuracy_bonus"] - stat(sight.state, t, "evasion")
+        evasion = stat(sight.state, t, "evasion") if sight.knows_sheet(t) else int(figures.get("evasion", 0))
+        margin = stat(sight.state, c, "accuracy") + a["accuracy_bonus"] - evasion
         if not sight.state.options.get("accuracy_adds_d100", True):
             return 1.0 if margin >= 0 else 0.0
-        return float(min(1.0, max(0.05, (100 + margin) / 100)))
+        return float(min(1.0, max(0.0, (101 + margin) / 100)))
 
     def _damage(self, sight: Sight, c: Combatant, t: Combatant, a: dict[str, Any]) -> float:
-        raw = expected(a["damage"])
-        if not (sight.full or t.side == sight.side) or a["irreducible"]:
-            return raw
+        """ODDS-HIT-1: the HP the hit is expected to take past DEF or MDF and the element's resistance
+        (MIST-DMG-1; doubled by a weakness, MIST-DMG-2), times the chance that it hits."""
+        bonus = int(c.sheet.get("magic" if a["damage_type"] == "magical" else "attack", 0) or 0)
+        figures = sight.figures(t) or {}
         key = "magic_defense" if a["damage_type"] == "magical" else "defense"
-        return max(0.0, raw - stat(sight.state, t, key)) * self._hit_chance(sight, c, t, a)
+        defence = stat(sight.state, t, key) if sight.knows_sheet(t) else int(figures.get(key, 0) or 0)
+        element = (a.get("element") or "").lower()
+        defence += parse_resistances(figures.get("resistances")).get(element, 0) if element else 0
+        weak = bool(element) and element in parse_weaknesses(figures.get("weaknesses"))
+        worth = hit_worth(
+            a["damage"], bonus, 0 if a["irreducible"] else defence, self._hit_chance(sight, c, t, a)
+        )
+        return worth * (int(sight.state.options.get("weakness_multiplier", 2)) if weak else 1)
 
     def _ability(
         self, sight: Sight, c: Combatant, o: ActionOption, a: dict[str, Any], foes: list[Combatant]

@@ -1,7 +1,7 @@
 """Paradigm Rows tactics: AP spent on the best hit per AP, rows kept, jobs switched in the Paradigm Phase.
 
-Damage is the dice plus Attack or Magic past DEF or MDEF (when the side may
-know the foe's sheet), per AP it costs; an area counts every foe it hits.
+A hit is worth the damage it is expected to take past DEF or MDEF (``hit_worth``;
+the foe's figures as the side knows them), per AP it costs; an area counts every foe it hits.
 Healing and cleansing go to the allies who need them, and the party's shared
 items are spent only there. An eidolon is summoned once Anima allows. A badly
 hurt fighter steps back to the back row, out of melee reach, while a friend
@@ -25,7 +25,7 @@ from combat.engine.rulesets.paradigm.rules import (
     stat,
     weapon_dice,
 )
-from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected
+from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, hit_worth
 from combat.engine.words import count
 
 if TYPE_CHECKING:
@@ -81,15 +81,20 @@ class ParadigmTactics(Tactics):
             )
 
     def _amount(self, sight: Sight, c: Combatant, t: Combatant | None, eff: dict[str, Any]) -> float:
+        """Healing as rolled, or a hit's worth: the damage expected past DEF or MDEF (ODDS-HIT-1; the
+        foe's figures as the side knows them); every hit lands (PARA-ACT-ATTACK)."""
         kind = eff["type"]
-        raw = expected(eff.get("dice", "")) + eff.get("bonus", 0)
+        bonus = float(eff.get("bonus", 0))
         if kind == "physical":
-            raw += stat(sight.state, c, "attack")
+            bonus += stat(sight.state, c, "attack")
         elif kind == "magical":
-            raw += stat(sight.state, c, "magic")
-        if t is not None and t.side != c.side and (sight.full or t.side == sight.side):
-            raw -= stat(sight.state, t, "magic_defense" if kind == "magical" else "defense")
-        return max(0.0, float(raw))
+            bonus += stat(sight.state, c, "magic")
+        defence = 0.0
+        if t is not None and t.side != c.side and kind in ("physical", "magical"):
+            key = "magic_defense" if kind == "magical" else "defense"
+            figures = sight.figures(t) or {}
+            defence = stat(sight.state, t, key) if sight.knows_sheet(t) else float(figures.get(key, 0) or 0)
+        return hit_worth(eff.get("dice", ""), bonus, defence)
 
     def _effect(
         self,
