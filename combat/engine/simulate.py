@@ -139,6 +139,11 @@ def play(
         actions += 1
         if pending is None:
             steps += 1
+    return _outcome(state, min(state.round, round_cap), actions, refused)
+
+
+def _outcome(state: BattleState, rounds: int, actions: int, refused: int) -> Outcome:
+    """The fight as it ended: who won, and the party's members and common stock."""
     winner = state.result.get("winner") if state.phase == "ended" and state.result else None
     rules = rules_for(state)
     party = {
@@ -153,7 +158,7 @@ def play(
         if c.side == "party" and not c.extra.get("eidolon_of")
     }
     shared = {k: list(v) for k, v in rules.side_stock(state, "party").items()}
-    return Outcome(winner, min(state.round, round_cap), actions, refused, party, shared)
+    return Outcome(winner, rounds, actions, refused, party, shared)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from combat.engine.rulesets.base import definition
 from combat.engine.rulesets.luck.rules import ability_for, ref_of
 from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, hit_worth
 from combat.engine.words import count
+from combat.engine.worth import distribution
 
 if TYPE_CHECKING:
     from combat.engine.state import Combatant, Decision
@@ -64,26 +65,7 @@ class LuckTactics(Tactics):
             yield from self.heals(sight, c, o, amount, a["name"])
             return
         if kind == "status":
-            d = definition(sight.state, "statuses", a["status"])
-            if d is None:
-                return
-            for t in foes:
-                if t.id not in o.targets or a["status"] in t.statuses:
-                    continue
-                stops = "actions" in d["blocks"]
-                worth = (0.25 if stops else 0.07) * sight.max_hp(t) * a["duration"] * sight.ratio(t) * 0.6
-                if "melee" in d["blocks"] and not any(
-                    (w := definition(sight.state, "weapons", k)) and w["melee"]
-                    for k in t.sheet.get("weapons", ())
-                ):
-                    worth = 0.0
-                if worth > 0.5:
-                    yield Candidate(
-                        worth,
-                        self.aim(c, o, [t.id]),
-                        f"{c.name} uses {a['name']} on {t.name}: {d['name'].lower()} keeps "
-                        f"{t.name} out of the fight while the others strike.",
-                    )
+            yield from self._status(sight, c, o, a, foes)
             return
         defense = "armor" if kind == "physical" else "resist"
 
@@ -108,6 +90,45 @@ class LuckTactics(Tactics):
             lambda t, why: f"{c.name} attacks {t.name} with {a['name']}: {why}.",
             per=max(1, a["cost"]),
         )
+
+    def _status(
+        self, sight: Sight, c: Combatant, o: ActionOption, a: dict[str, Any], foes: list[Combatant]
+    ) -> Iterable[Candidate]:
+        """A status on a foe: worth its turns, more when it stops the foe acting, times the chance that
+        the luck roll lands and the roll passes the foe's defence (LUCK-STAT-1); half that against a
+        foe who can Recover (LUCK-STAT-3: it loses one action, not its turn)."""
+        d = definition(sight.state, "statuses", a["status"])
+        if d is None:
+            return
+        for t in foes:
+            if t.id not in o.targets or a["status"] in t.statuses:
+                continue
+            figures = sight.figures(t) or {}
+            stops = "actions" in d["blocks"]
+            worth = (0.25 if stops else 0.07) * sight.max_hp(t) * a["duration"] * sight.ratio(t) * 0.6
+            worth *= LANDS * self._applies(a, float(figures.get(a["defense"], 0) or 0))
+            if any(
+                (r := definition(sight.state, "abilities", k)) and r["type"] == "recover"
+                for k in figures.get("abilities", ())
+            ):
+                worth *= 0.5
+            if "melee" in d["blocks"] and not any(
+                (w := definition(sight.state, "weapons", k)) and w["melee"]
+                for k in figures.get("weapons", ())
+            ):
+                worth = 0.0
+            if worth > 0.5:
+                yield Candidate(
+                    worth,
+                    self.aim(c, o, [t.id]),
+                    f"{c.name} uses {a['name']} on {t.name}: {d['name'].lower()} keeps "
+                    f"{t.name} out of the fight while the others strike.",
+                )
+
+    @staticmethod
+    def _applies(a: dict[str, Any], defence: float) -> float:
+        """The chance that the status roll beats ``defence`` by 1 or more (LUCK-STAT-1)."""
+        return sum(p for total, p in distribution(a["dice"] or "0") if total + a["bonus"] - defence >= 1)
 
     @staticmethod
     def _defense(sight: Sight, t: Combatant, name: str) -> float:
