@@ -119,36 +119,7 @@ class MistTactics(Tactics):
                 )
             return
         if a["status"] and not a["damage"]:
-            st = definition(sight.state, "statuses", a["status"])
-            if st is None:
-                return
-            harmful = bool(st["blocks"]) or st["accuracy"] < 0 or st["evasion"] < 0 or st["defense"] < 0
-            pool = foes if harmful else ([] if not foes else sight.allies(c))
-            for t in pool:
-                if t.id not in o.targets or a["status"] in t.statuses:
-                    continue
-                if harmful:
-                    worth = (
-                        0.06
-                        * sight.max_hp(t)
-                        * a["duration"]
-                        * sight.ratio(t)
-                        * self._hit_chance(sight, c, t, a)
-                    )
-                    if a["save"]:
-                        worth *= 0.5
-                    why = f"{st['name'].lower()} blunts {t.name} while {t.name} is still fresh"
-                else:
-                    threatened = any(sight.distance(t.pos, f.pos) <= 2 for f in foes)
-                    worth = 0.04 * t.max_hp * a["duration"] if threatened else 0.0
-                    why = f"{t.name} is in the thick of it"
-                worth = worth / per - price
-                if worth > 0.5:
-                    yield Candidate(
-                        worth,
-                        self.aim(c, o, [t.id]),
-                        f"{c.name} uses {a['name']} on {t.name}: {why}.",
-                    )
+            yield from self._status(sight, c, o, a, foes, per, price)
             return
         if not a["damage"]:
             return
@@ -164,6 +135,45 @@ class MistTactics(Tactics):
             # a status the hit leaves on the foe is worth a little more
             lambda t: 0.02 * sight.max_hp(t) if a["status"] and a["status"] not in t.statuses else 0.0,
         )
+
+    def _status(
+        self,
+        sight: Sight,
+        c: Combatant,
+        o: ActionOption,
+        a: dict[str, Any],
+        foes: list[Combatant],
+        per: float,
+        price: float,
+    ) -> Iterable[Candidate]:
+        """A status alone: a harmful one on a foe still fresh (by the accuracy check's chance, halved
+        when a save is allowed), a helpful one on an ally in the thick of it."""
+        st = definition(sight.state, "statuses", a["status"])
+        if st is None:
+            return
+        harmful = bool(st["blocks"]) or st["accuracy"] < 0 or st["evasion"] < 0 or st["defense"] < 0
+        pool = foes if harmful else ([] if not foes else sight.allies(c))
+        for t in pool:
+            if t.id not in o.targets or a["status"] in t.statuses:
+                continue
+            if harmful:
+                worth = (
+                    0.06 * sight.max_hp(t) * a["duration"] * sight.ratio(t) * self._hit_chance(sight, c, t, a)
+                )
+                if a["save"]:
+                    worth *= 0.5
+                why = f"{st['name'].lower()} blunts {t.name} while {t.name} is still fresh"
+            else:
+                threatened = any(sight.distance(t.pos, f.pos) <= 2 for f in foes)
+                worth = 0.04 * t.max_hp * a["duration"] if threatened else 0.0
+                why = f"{t.name} is in the thick of it"
+            worth = worth / per - price
+            if worth > 0.5:
+                yield Candidate(
+                    worth,
+                    self.aim(c, o, [t.id]),
+                    f"{c.name} uses {a['name']} on {t.name}: {why}.",
+                )
 
     def answer(self, sight: Sight, c: Combatant, decision: Decision) -> Choice:
         if decision.resume.get("type") == "rampart":

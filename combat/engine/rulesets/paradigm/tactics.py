@@ -112,24 +112,7 @@ class ParadigmTactics(Tactics):
         using = f" with {what}" if what and verb == "attacks" else (f" {what}" if what else "")
         state = sight.state
         if mode in ("all_enemies", "all_allies"):
-            hit = [state.combatants[i] for i in area_targets(state, c, mode, kind, bool(eff.get("melee")))]
-            hit = [t for t in hit if sight.known(t)]
-            if kind in ("physical", "magical"):
-                worth = sum(self.harm_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
-                why = f"it hits all {count(len(hit), 'foe')}"
-            elif kind == "heal":
-                worth = sum(self.heal_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
-                why = "the side is hurt"
-            elif kind == "status":
-                worth = self._status_worth(sight, c, hit, eff, foes)
-                why = "the whole side gains from it"
-            else:
-                worth = 0.0
-                why = ""
-            if worth > 0:
-                yield Candidate(
-                    worth / per, Action(o.kind, c.id, dict(o.params)), f"{c.name} uses {what}: {why}."
-                )
+            yield from self._area(sight, c, o, eff, foes, what)
             return
         for tid in o.targets:
             t = state.combatants.get(tid)
@@ -169,6 +152,37 @@ class ParadigmTactics(Tactics):
                     self.aim(c, o, [t.id]),
                     f"{reason}: {why}.",
                 )
+
+    def _area(
+        self,
+        sight: Sight,
+        c: Combatant,
+        o: ActionOption,
+        eff: dict[str, Any],
+        foes: list[Combatant],
+        what: str,
+    ) -> Iterable[Candidate]:
+        """An effect on a whole side: every foe it hits, every ally it heals or helps."""
+        kind, mode, state = eff["type"], eff["target"], sight.state
+        per = float(max(1, eff.get("cost", 1)))
+        hit = [state.combatants[i] for i in area_targets(state, c, mode, kind, bool(eff.get("melee")))]
+        hit = [t for t in hit if sight.known(t)]
+        if kind in ("physical", "magical"):
+            worth = sum(self.harm_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
+            why = f"it hits all {count(len(hit), 'foe')}"
+        elif kind == "heal":
+            worth = sum(self.heal_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
+            why = "the side is hurt"
+        elif kind == "status":
+            worth = self._status_worth(sight, c, hit, eff, foes)
+            why = "the whole side gains from it"
+        else:
+            worth = 0.0
+            why = ""
+        if worth > 0:
+            yield Candidate(
+                worth / per, Action(o.kind, c.id, dict(o.params)), f"{c.name} uses {what}: {why}."
+            )
 
     def _status_worth(
         self, sight: Sight, c: Combatant, hit: list[Combatant], eff: dict[str, Any], foes: list[Combatant]
