@@ -372,11 +372,33 @@ CSRF_COOKIE_HTTPONLY = True
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"client_gone": {"()": "vtt.logfilters.ClientGone"}},
+    "filters": {
+        "client_gone": {"()": "vtt.logfilters.ClientGone"},
+        "refused_one_line": {"()": "vtt.logfilters.RefusedOneLine"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-    # Sockets closed by their clients are cancelled mid clean-up: not an error (vtt.logfilters).
-    "loggers": {"channels_redis.pubsub": {"filters": ["client_gone"]}},
+    "loggers": {
+        # Sockets closed by their clients: cancelled mid clean-up, or sent to as they leave: not an
+        # error (vtt.logfilters).
+        "channels_redis.pubsub": {"filters": ["client_gone"]},
+        "daphne.server": {"filters": ["client_gone"]},
+        "combat.fanout": {"filters": ["client_gone"]},
+        # A refused request is one line, without a traceback (vtt.logfilters).
+        **{
+            name: {"filters": ["refused_one_line"]}
+            for name in (
+                "django.request",
+                "django.security.csrf",
+                "django.security.DisallowedHost",
+                "django.security.RequestDataTooBig",
+                "django.security.TooManyFieldsSent",
+                "django.security.TooManyFilesSent",
+                "django.security.SuspiciousMultipartForm",
+                "django.security.SuspiciousOperation",
+            )
+        },
+    },
 }
 
 # Development and the embedded server: serve static files straight from the finders (no collectstatic step).
