@@ -46,6 +46,7 @@ def bestiary(ruleset: str) -> tuple[dict[str, tuple[dict[str, Any], float]], flo
     return kinds, (sum(hps) / len(hps) if hps else 10.0)
 
 
+@functools.lru_cache(maxsize=1024)
 def kind_of(ruleset: str, name: str) -> tuple[dict[str, Any], float] | None:
     """The bestiary's figures for a combatant called ``name`` (the longest kind its name starts with)."""
     kinds, _ = bestiary(ruleset)
