@@ -79,12 +79,13 @@ class BattleEvent(models.Model):
 class OddsJob(models.Model):
     """The odds of a planned fight: ``FIGHTS`` plays of a battle's set-up, run outside any request.
 
-    One row per set-up (``key``: a hash of the combatants, their sheets and places, the board and
-    the house rules), so the same set-up gives the same figures without playing again. A runner (a
-    Channels worker or the process pool beside the server) moves it from queued to running to done,
-    writing ``done`` and ``beat`` as fights come back; a job whose runner stopped beating is failed
-    (``combat.odds``) and may be retried. ``battle`` is the battle that asked last (its page hears
-    the progress).
+    A job belongs to the battle (and so the campaign) that asked: one row per battle and set-up
+    (``key``: a hash of the combatants, their sheets and places, the board and the house rules). A
+    finished result is copied to another battle of an identical set-up (the same seeds give the same
+    figures); a queued or running job is never shared, so no GM sees, cancels or waits on another
+    campaign's job. Runners (Channels workers or the process pool beside the server) take queued
+    jobs fairly (``combat.odds_queue``: campaign after campaign) and move them from queued to
+    running to done, writing ``done`` and ``beat`` as fights come back.
     """
 
     class Status(models.TextChoices):
@@ -94,8 +95,15 @@ class OddsJob(models.Model):
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Cancelled"
 
-    key = models.CharField(max_length=64, unique=True)
+    key = models.CharField(max_length=64)
     battle = models.ForeignKey(Battle, null=True, on_delete=models.SET_NULL, related_name="odds_jobs")
+    campaign = models.ForeignKey(
+        "vtt.Campaign", null=True, on_delete=models.CASCADE, related_name="odds_jobs"
+    )
+    # The GM who asked last: at most ``MAX_QUEUED`` of their jobs wait at once.
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     setup = models.JSONField(default=dict)  # the battle state in set-up that is played
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     total = models.PositiveIntegerField(default=500)
@@ -104,7 +112,25 @@ class OddsJob(models.Model):
     error = models.CharField(max_length=200, blank=True, default="")
     attempt = models.PositiveIntegerField(default=0)  # bumped by each (re)start: an old runner stops
     beat = models.DateTimeField(null=True, blank=True)  # the runner's last sign of life
+    queued = models.DateTimeField(null=True, blank=True)  # when it last joined the queue
+    started = models.DateTimeField(null=True, blank=True)  # when a runner last took it
     created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["battle", "key"], name="combat_odds_battle_key")]
+        indexes = [models.Index(fields=["status", "queued"], name="combat_odds_queue")]
 
     def __str__(self) -> str:
         return f"odds {self.key[:8]} {self.status} {self.done}/{self.total}"
+
+
+class OddsRunner(models.Model):
+    """A runner's heartbeat: a Channels worker or a server's embedded pool, beating while it plays a
+    job. A queued job reads as failed only when no runner has beaten for ``ODDS_STALE_SECONDS``."""
+
+    name = models.CharField(max_length=200, unique=True)  # host, process and thread
+    beat = models.DateTimeField()
+    job = models.ForeignKey(OddsJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    def __str__(self) -> str:
+        return f"runner {self.name} {self.beat:%H:%M:%S}"

@@ -1,57 +1,59 @@
 """Encounter odds as a job: the planned fight played ``FIGHTS`` times, never inside a request.
 
-The GM asks on the set-up screen (``check``); the answer is an ``OddsJob`` row
-keyed by the set-up (``setup_key``: combatants, sheets, places, board, house
-rules), so the same set-up gives the same figures at once. A new or retried job
-is handed to a runner after the commit (``dispatch``):
+The GM asks on the set-up screen (``check``); the answer is an ``OddsJob`` row of that battle and
+set-up (``setup_key``: combatants, sheets, places, board, house rules). A job belongs to its battle
+and so to its campaign: another campaign with an identical set-up gets a finished result copied at
+once (the same seeds give the same figures), but never sees, cancels or waits on a job still queued
+or running. A new or retried job joins the fair queue (``combat.odds_queue``: campaign after
+campaign, at most ``MAX_QUEUED`` waiting per GM) and a runner is told after the commit
+(``combat.odds_runner``):
 
-- embedded (``ODDS_RUNNER=pool``, the default): a thread of the server process
-  plays it over a process pool beside the server, one worker per core;
-- scaled out (``ODDS_RUNNER=worker``): a message on the ``odds`` channel of the
-  ``ODDS_LAYER`` channel layer, taken by one ``manage.py runworker --layer jobs
-  odds`` process (``OddsWorker``); more processes, more machines: more workers.
+- embedded (``ODDS_RUNNER=pool``, the default): a thread of the server process plays it over a
+  process pool beside the server, one worker per core;
+- scaled out (``ODDS_RUNNER=worker``): a message on the ``odds`` channel of the ``ODDS_LAYER``
+  channel layer, taken by one ``manage.py runworker --layer jobs odds`` process (``OddsWorker``).
 
-The runner writes its progress into the row as fights come back and pushes the
-GM's odds panel over the battle's group (``odds.push``: only a GM's socket sends
-it on). A job whose runner stops beating for ``STALE_SECONDS`` reads as failed,
-with a retry; a cancelled one stops at its next chunk. Players never see odds.
+The runner writes its progress into the row as fights come back and pushes the GM's odds panel over
+the battle's group (``odds.push``: only a GM's socket sends it on). A cancelled job stops within a
+fight in every process; a job spends at most its CPU budget (scaled to the set-up) and says so when
+that cut it short. Players never see odds.
 """
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
-import logging
-import os
-import threading
-import time
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from datetime import timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.consumer import SyncConsumer
-from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import close_old_connections, transaction
-from django.template.loader import render_to_string
+from django.db import transaction
 from django.utils import timezone
 
-from combat import live
-from combat.engine.simulate import odds as sum_up
-from combat.engine.simulate import run, run_parallel
+from combat import odds_queue
 from combat.engine.state import BattleState
 from combat.models import Battle, OddsJob
+from combat.odds_panel import panel_context, panel_html, push
+from combat.odds_queue import settle
+from combat.odds_runner import CHANNEL, OddsWorker, dispatch, run_job, run_next
 from vtt.models import Role
 
-log = logging.getLogger(__name__)
+__all__ = [
+    "CHANNEL",
+    "OddsWorker",
+    "cancel",
+    "check",
+    "dispatch",
+    "job_for",
+    "panel_context",
+    "panel_html",
+    "push",
+    "run_job",
+    "run_next",
+    "settle",
+]
 
 FIGHTS = int(getattr(settings, "ODDS_FIGHTS", 500))
-STALE_SECONDS = float(getattr(settings, "ODDS_STALE_SECONDS", 20.0))
 VERSION = 2  # bump when the tactics or the simulator change: figures kept before are played again
-PUSH_EVERY = 0.25  # seconds between two progress pushes
-CHANNEL = "odds"
 Status = OddsJob.Status
 
 
@@ -105,31 +107,10 @@ def problem(state: BattleState) -> str | None:
 # --- reading and asking (request side) ----------------------------------------------------------
 
 
-def _stale(job: OddsJob) -> bool:
-    if job.status not in (Status.QUEUED, Status.RUNNING):
-        return False
-    last = job.beat or job.created
-    return timezone.now() - last > timedelta(seconds=STALE_SECONDS)
-
-
-def settle(job: OddsJob) -> OddsJob:
-    """Mark a job whose runner stopped beating as failed (never a spinner forever)."""
-    if _stale(job):
-        why = (
-            "No worker took the job."
-            if job.status == Status.QUEUED
-            else "The simulation stopped: its worker went away."
-        )
-        OddsJob.objects.filter(pk=job.pk, attempt=job.attempt, status=job.status).update(
-            status=Status.FAILED, error=why
-        )
-        job.refresh_from_db()
-    return job
-
-
-def job_for(state: BattleState) -> OddsJob | None:
-    """The job of this set-up, if the odds were asked (settled: a dead runner reads as failed)."""
-    job = OddsJob.objects.filter(key=setup_key(state)).first()
+def job_for(state: BattleState, battle_id: int) -> OddsJob | None:
+    """The battle's job of this set-up, if the odds were asked (settled: a dead runner reads as
+    failed). Another battle's job, even of the same set-up, is never this one."""
+    job = OddsJob.objects.filter(battle_id=battle_id, key=setup_key(state)).first()
     return settle(job) if job is not None else None
 
 
@@ -142,9 +123,26 @@ def _gm_battle(battle_id: int, user: Any) -> tuple[Battle, BattleState] | str:
     return battle, BattleState.from_dict(battle.snapshot)
 
 
+def _reuse(job: OddsJob, key: str) -> bool:
+    """Copy the finished result of an identical set-up (any battle's: the figures are the same)."""
+    done = OddsJob.objects.filter(key=key, status=Status.DONE, result__isnull=False).exclude(pk=job.pk)
+    found = done.order_by("-pk").first()
+    if found is None:
+        return False
+    job.status, job.done, job.total, job.result, job.error = (
+        Status.DONE,
+        found.done,
+        found.total,
+        found.result,
+        "",
+    )
+    return True
+
+
 def check(battle_id: int, user: Any) -> tuple[OddsJob | None, str]:
     """The GM asks for the odds of the battle's set-up: the job (started, running or done) and a
-    message ("" when all is well). A failed or cancelled job starts again (a retry)."""
+    message ("" when all is well). A failed or cancelled job starts again (a retry); a GM with
+    ``MAX_QUEUED`` jobs waiting is told to wait."""
     found = _gm_battle(battle_id, user)
     if isinstance(found, str):
         return None, found
@@ -154,31 +152,31 @@ def check(battle_id: int, user: Any) -> tuple[OddsJob | None, str]:
         return None, why
     key = setup_key(state)
     with transaction.atomic():
-        job, created = OddsJob.objects.select_for_update().get_or_create(
-            key=key, defaults={"battle": battle, "setup": state.to_dict(), "total": FIGHTS, "attempt": 1}
-        )
-        if not created:
-            settle(job)
-        job.battle = battle
-        restart = created or job.status in (Status.FAILED, Status.CANCELLED)
-        if restart:
-            job.status, job.done, job.result, job.error = Status.QUEUED, 0, None, ""
-            job.setup, job.total, job.beat = state.to_dict(), FIGHTS, timezone.now()
-            job.attempt += 0 if created else 1
+        job = OddsJob.objects.select_for_update().filter(battle=battle, key=key).first()
+        if job is not None and settle(job).status in (Status.QUEUED, Status.RUNNING, Status.DONE):
+            return job, ""
+        job = job or OddsJob(battle=battle, key=key, attempt=0)
+        job.campaign_id, job.setup = battle.campaign_id, state.to_dict()
+        if _reuse(job, key):
+            job.save()
+            return job, ""
+        refused = odds_queue.too_many(user)
+        if refused:
+            return (job if job.pk else None), refused
+        job.status, job.done, job.total, job.result, job.error = Status.QUEUED, 0, FIGHTS, None, ""
+        job.requested_by, job.queued, job.attempt = user, timezone.now(), job.attempt + 1
         job.save()
-        if restart:
-            attempt = job.attempt
-            transaction.on_commit(lambda: dispatch(job.pk, attempt))
+        transaction.on_commit(dispatch)
     return job, ""
 
 
 def cancel(battle_id: int, user: Any) -> tuple[OddsJob | None, str]:
-    """Stop the running job of the battle's set-up (its runner stops at its next chunk)."""
+    """Stop the battle's running job of its set-up (its chunks stop before their next fight)."""
     found = _gm_battle(battle_id, user)
     if isinstance(found, str):
         return None, found
-    _, state = found
-    job = job_for(state)
+    battle, state = found
+    job = job_for(state, battle.pk)
     if job is None or job.status not in (Status.QUEUED, Status.RUNNING):
         return job, "Nothing to cancel."
     OddsJob.objects.filter(pk=job.pk, status__in=(Status.QUEUED, Status.RUNNING)).update(
@@ -186,171 +184,3 @@ def cancel(battle_id: int, user: Any) -> tuple[OddsJob | None, str]:
     )
     job.refresh_from_db()
     return job, ""
-
-
-# --- the panel --------------------------------------------------------------------------------
-
-
-def _stock_words(stock: list[dict[str, Any]]) -> list[str]:
-    """Average stock in a player's words: ``"MP 6.5"``, ``"Healing Potion 0.4 of 2"`` (the figures kept
-    on one line: no-break spaces)."""
-    out = []
-    for s in stock:
-        left = f"{s['left']:.1f}".removesuffix(".0")
-        out.append(f"{s['name']} {left}" + (f"\u00a0of\u00a0{s['full']}" if s.get("full") else ""))
-    return out
-
-
-def panel_context(job: OddsJob | None, battle_id: int, message: str = "") -> dict[str, Any]:
-    result = job.result if job is not None and job.status == Status.DONE else None
-    members = []
-    if result:
-        for m in result["members"]:
-            max_hp = max(1, m.get("max_hp") or 1)
-            members.append(
-                {
-                    "name": m["name"],
-                    "down": round(100 * m["down"]),
-                    "hp": round(m["hp"]),
-                    "max_hp": m.get("max_hp") or 0,
-                    "hp_pct": round(100 * m["hp"] / max_hp),
-                    "stock": _stock_words(m.get("stock", [])),
-                }
-            )
-    return {
-        "job": job,
-        "battle_id": battle_id,
-        "message": message,
-        "result": result,
-        "win": round(100 * result["win"]) if result else 0,
-        "draws": round(100 * result.get("draws", 0)) if result else 0,
-        "members": members,
-        "any_stock": any(m["stock"] for m in members),
-        "shared": _stock_words(result.get("shared", [])) if result else [],
-        "percent": round(100 * job.done / job.total) if job is not None and job.total else 0,
-        "fights": FIGHTS,
-        "busy": job is not None and job.status in (Status.QUEUED, Status.RUNNING),
-    }
-
-
-def panel_html(job: OddsJob | None, battle_id: int, message: str = "", request: Any = None) -> str:
-    return render_to_string("combat/odds.html", panel_context(job, battle_id, message), request=request)
-
-
-def push(job_id: int) -> None:
-    """Send the GM's odds panel to the battle's sockets (a GM's socket alone sends it on)."""
-    job = OddsJob.objects.filter(pk=job_id).first()
-    if job is None or job.battle_id is None:
-        return
-    live.publish(
-        live.battle_group(job.battle_id), {"type": "odds.push", "gm": panel_html(job, job.battle_id)}
-    )
-
-
-# --- running (worker side) ----------------------------------------------------------------------
-
-
-def run_job(job_id: int, attempt: int, pool: Executor | None = None) -> None:
-    """Play the job's fights (over ``pool``, else in this process), writing progress as they come."""
-    taken = OddsJob.objects.filter(pk=job_id, attempt=attempt, status=Status.QUEUED).update(
-        status=Status.RUNNING, beat=timezone.now()
-    )
-    if not taken:
-        return  # cancelled, restarted or taken by another runner meanwhile
-    job = OddsJob.objects.get(pk=job_id)
-    setup = BattleState.from_dict(job.setup)
-    pushed = [0.0]
-
-    def progress(done: int) -> bool:
-        alive = OddsJob.objects.filter(pk=job_id, attempt=attempt, status=Status.RUNNING).update(
-            done=done, beat=timezone.now()
-        )
-        if time.monotonic() - pushed[0] >= PUSH_EVERY:
-            pushed[0] = time.monotonic()
-            push(job_id)
-        return bool(alive)
-
-    try:
-        seeds = seeds_for(job.key, job.total)
-        if pool is None:
-            outcomes = run(setup, seeds, progress=lambda n: progress(n) if n % 10 == 0 else None)
-        else:
-            outcomes = run_parallel(setup, seeds, pool=pool, progress=progress)
-        if len(outcomes) == job.total:
-            OddsJob.objects.filter(pk=job_id, attempt=attempt, status=Status.RUNNING).update(
-                status=Status.DONE, done=job.total, result=sum_up(outcomes).to_dict(), beat=timezone.now()
-            )
-    except Exception:
-        log.exception("odds job %s failed", job_id)
-        OddsJob.objects.filter(pk=job_id, attempt=attempt, status=Status.RUNNING).update(
-            status=Status.FAILED, error="The simulation failed."
-        )
-        raise
-    finally:
-        push(job_id)
-
-
-class OddsWorker(SyncConsumer):
-    """``manage.py runworker --layer jobs odds``: plays the jobs sent to the ``odds`` channel, one at a time."""
-
-    def odds_run(self, message: dict[str, Any]) -> None:
-        try:
-            run_job(int(message["job"]), int(message["attempt"]))
-        except Exception:  # logged by run_job; the worker takes the next job
-            pass
-        finally:
-            close_old_connections()
-
-
-_LOCK = threading.Lock()
-_THREAD: ThreadPoolExecutor | None = None
-_POOL: ProcessPoolExecutor | None = None
-
-
-def _pool() -> ProcessPoolExecutor | None:
-    """The process pool beside the server: one worker per core (``ODDS_PROCESSES``), started once.
-
-    None in a daemonic process (a server a test spawned), which may not start processes: the job's
-    thread plays the fights itself there."""
-    global _POOL
-    import multiprocessing
-
-    if multiprocessing.current_process().daemon:
-        return None
-    with _LOCK:
-        if _POOL is None:
-            size = int(getattr(settings, "ODDS_PROCESSES", 0) or os.cpu_count() or 1)
-            _POOL = ProcessPoolExecutor(
-                max_workers=size, mp_context=multiprocessing.get_context("forkserver")
-            )
-        return _POOL
-
-
-def _embedded(job_id: int, attempt: int) -> None:
-    global _POOL
-    try:
-        run_job(job_id, attempt, pool=_pool())
-    except Exception:
-        with _LOCK:  # a broken pool (a worker killed): the next job starts a new one
-            broken, _POOL = _POOL, None
-        if broken is not None:
-            broken.shutdown(wait=False, cancel_futures=True)
-    finally:
-        close_old_connections()
-
-
-def dispatch(job_id: int, attempt: int) -> None:
-    """Hand a queued job to its runner (see the module doc)."""
-    global _THREAD
-    if getattr(settings, "ODDS_RUNNER", "pool") == "worker":
-        layer = get_channel_layer(getattr(settings, "ODDS_LAYER", "jobs"))
-        if layer is None:
-            raise RuntimeError("ODDS_RUNNER=worker needs the jobs channel layer (REDIS_URL).")
-        async_to_sync(layer.send)(CHANNEL, {"type": "odds.run", "job": job_id, "attempt": attempt})
-        return
-    with _LOCK:
-        if _THREAD is None:
-            _THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="odds")
-        thread = _THREAD
-    # The request's context goes along: its server loop is where the progress pushes are published.
-    thread.submit(contextvars.copy_context().run, _embedded, job_id, attempt)

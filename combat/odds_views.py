@@ -28,7 +28,7 @@ def battle_odds(request: HttpRequest, pk: int) -> HttpResponse:
     battle_id = _gm_battle_id(request, pk)
     if request.method == "GET":
         battle, _ = battle_for(request, pk)
-        job = odds.job_for(BattleState.from_dict(battle.snapshot))
+        job = odds.job_for(BattleState.from_dict(battle.snapshot), battle_id)
         return HttpResponse(odds.panel_html(job, battle_id, request=request))
     job, message = odds.check(battle_id, request.user)
     return HttpResponse(odds.panel_html(job, battle_id, message, request), status=400 if message else 200)

@@ -219,7 +219,9 @@ def battle_page(request: HtmxRequest, pk: int) -> HttpResponse:
             Character.objects.filter(campaign_id=battle.campaign_id).order_by("kind", "name")
         )
         if table.state.phase == "setup":
-            ctx["odds_html"] = odds.panel_html(odds.job_for(table.state), battle.pk, request=request)
+            ctx["odds_html"] = odds.panel_html(
+                odds.job_for(table.state, battle.pk), battle.pk, request=request
+            )
     return render(request, "combat/battle.html", ctx)
 
 

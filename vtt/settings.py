@@ -87,7 +87,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "vtt.auth.AuthenticationMiddleware",  # Django's, with the user read by one plain statement
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "vtt.forminput.FormInputMiddleware",  # NUL or over-long text in any form: one 400 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -364,19 +364,47 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 SESSION_COOKIE_HTTPONLY = True
-# Database sessions (deleting a row ends the session at once), read with one plain statement.
-SESSION_ENGINE = "vtt.sessions"
+# Django's sessions. With Redis (REDIS_URL): ``cached_db``, read from the Redis cache every process
+# shares, written through to the database (where the sockets' access check reads them). Without it (one
+# process: ``make run``, SQLite): ``db``, read from the database; a per-process cache would let another
+# process serve a session that was ended (logged out) in one. Either way a session ends for every
+# process when Django ends it (logout, flush) or when it expires.
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
+)
 # No script reads the CSRF cookie: pages send the token from the template (base.html's hx-headers).
 CSRF_COOKIE_HTTPONLY = True
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"client_gone": {"()": "vtt.logfilters.ClientGone"}},
+    "filters": {
+        "client_gone": {"()": "vtt.logfilters.ClientGone"},
+        "refused_one_line": {"()": "vtt.logfilters.RefusedOneLine"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-    # Sockets closed by their clients are cancelled mid clean-up: not an error (vtt.logfilters).
-    "loggers": {"channels_redis.pubsub": {"filters": ["client_gone"]}},
+    "loggers": {
+        # Sockets closed by their clients: cancelled mid clean-up, or sent to as they leave: not an
+        # error (vtt.logfilters).
+        "channels_redis.pubsub": {"filters": ["client_gone"]},
+        "daphne.server": {"filters": ["client_gone"]},
+        "combat.fanout": {"filters": ["client_gone"]},
+        # A refused request is one line, without a traceback (vtt.logfilters).
+        **{
+            name: {"filters": ["refused_one_line"]}
+            for name in (
+                "django.request",
+                "django.security.csrf",
+                "django.security.DisallowedHost",
+                "django.security.RequestDataTooBig",
+                "django.security.TooManyFieldsSent",
+                "django.security.TooManyFilesSent",
+                "django.security.SuspiciousMultipartForm",
+                "django.security.SuspiciousOperation",
+            )
+        },
+    },
 }
 
 # Development and the embedded server: serve static files straight from the finders (no collectstatic step).
