@@ -24,7 +24,13 @@ from combat.engine.schema import Field, SheetSchema
 KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 MAX_DEFINITIONS = 200
 
-__all__ = ["DefinitionKind", "Field", "SheetSchema", "validate_pack"]
+__all__ = ["DefinitionKind", "Field", "SheetSchema", "named_kind", "validate_pack"]
+
+
+def named_kind(key: str, label: str, kinds: tuple[str, ...], help: str) -> tuple[Field, Field]:
+    """The two fields a definition starts with in every ruleset: its name, and which of ``kinds`` it is
+    (``key``: "type" of an ability, "kind" of a weapon...), with ``help`` saying what each kind does."""
+    return Field("name", "Name", "str", max_length=60), Field(key, label, "choice", choices=kinds, help=help)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from combat.engine.content import DefinitionKind, Field, SheetSchema, validate_pack
+from combat.engine.content import DefinitionKind, Field, SheetSchema, named_kind, validate_pack
 from combat.engine.dice import check_expr
 
 WEAPON_KINDS = ("melee", "gun", "shotgun", "tesla", "shield")
@@ -32,13 +32,11 @@ def _costs() -> tuple[Field, Field]:
 
 WEAPON_SCHEMA = SheetSchema(
     (
-        Field("name", "Name", "str", max_length=60),
-        Field(
+        *named_kind(
             "kind",
             "Kind",
-            "choice",
-            choices=WEAPON_KINDS,
-            help="melee and shield use Melee Range and Melee Boost; guns, shotguns and Teslas Gun Boost.",
+            WEAPON_KINDS,
+            "melee and shield use Melee Range and Melee Boost; guns, shotguns and Teslas Gun Boost.",
         ),
         Field("damage", "Damage Dealt dice", "str", max_length=40),
         Field("to_hit", "To Hit Bonus", "int", required=False, default=0, min=-20, max=20),

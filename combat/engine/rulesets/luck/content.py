@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.engine.content import DefinitionKind, Field, SheetSchema, validate_pack
+from combat.engine.content import DefinitionKind, Field, SheetSchema, named_kind, validate_pack
 from combat.engine.dice import check_expr
 
 ABILITY_TYPES = ("physical", "magical", "heal", "status", "recover", "interrupt")
@@ -21,13 +21,11 @@ BLOCKS = ("actions", "movement", "spells", "melee")
 
 ABILITY_SCHEMA = SheetSchema(
     (
-        Field("name", "Name", "str", max_length=60),
-        Field(
+        *named_kind(
             "type",
             "Type",
-            "choice",
-            choices=ABILITY_TYPES,
-            help="physical/magical damage, heal, status, recover (end a status), interrupt (a reaction).",
+            ABILITY_TYPES,
+            "physical/magical damage, heal, status, recover (end a status), interrupt (a reaction).",
         ),
         Field("target", "Targets", "choice", required=False, default="enemy", choices=TARGETS),
         Field("range", "Range (squares)", "int", required=False, default=1, min=0, max=50),

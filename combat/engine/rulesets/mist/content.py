@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.engine.content import DefinitionKind, Field, SheetSchema, validate_pack
+from combat.engine.content import DefinitionKind, Field, SheetSchema, named_kind, validate_pack
 from combat.engine.dice import check_expr
 
 ACTION_TYPES = ("move", "simple", "static", "chain", "finisher")
@@ -24,13 +24,11 @@ MODIFIERS = ("accuracy", "evasion", "defense", "magic_defense", "movement", "ini
 
 ABILITY_SCHEMA = SheetSchema(
     (
-        Field("name", "Name", "str", max_length=60),
-        Field(
+        *named_kind(
             "type",
             "Action type",
-            "choice",
-            choices=ACTION_TYPES,
-            help="Move, simple, static (once a turn), chain (repeatable), finisher (ends the turn).",
+            ACTION_TYPES,
+            "Move, simple, static (once a turn), chain (repeatable), finisher (ends the turn).",
         ),
         Field(
             "cost",

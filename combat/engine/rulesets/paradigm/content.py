@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.engine.content import DefinitionKind, Field, SheetSchema, validate_pack
+from combat.engine.content import DefinitionKind, Field, SheetSchema, named_kind, validate_pack
 from combat.engine.dice import check_expr
 
 ABILITY_TYPES = ("physical", "magical", "heal", "status", "cleanse")
@@ -35,13 +35,11 @@ def _mods() -> tuple[Field, ...]:
 
 ABILITY_SCHEMA = SheetSchema(
     (
-        Field("name", "Name", "str", max_length=60),
-        Field(
+        *named_kind(
             "type",
             "Type",
-            "choice",
-            choices=ABILITY_TYPES,
-            help="physical (against DEF) or magical (against MDEF) damage, heal, status, cleanse (end statuses).",
+            ABILITY_TYPES,
+            "physical (against DEF) or magical (against MDEF) damage, heal, status, cleanse (end statuses).",
         ),
         Field("target", "Targets", "choice", required=False, default="enemy", choices=TARGETS),
         Field("cost", "AP cost", "int", required=False, default=1, min=0, max=3),
