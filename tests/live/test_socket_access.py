@@ -88,7 +88,7 @@ async def test_removal_closes_the_members_sockets_at_once(live_table, monkeypatc
     gm = await connect(battle.pk, cookies["gm"])
     try:
         await presence_lines(player, 0.2)
-        monkeypatch.setattr(consumers, "RECHECK_SECONDS", 3600.0)  # only the removal's message can close it
+        monkeypatch.setattr(sockets, "RECHECK_SECONDS", 3600.0)  # only the removal's message can close it
         await database_sync_to_async(campaign.memberships.filter(user=users["player"]).delete)()
         closed = await _closed(player, PUSHED)
         assert closed["code"] == 4403
@@ -110,7 +110,7 @@ async def test_logout_closes_that_sessions_sockets_at_once(live_table, monkeypat
         await presence_lines(first, 0.2)
         browser = Client()
         browser.cookies["sessionid"] = cookies["player"]
-        monkeypatch.setattr(consumers, "RECHECK_SECONDS", 3600.0)  # only the logout's message can close it
+        monkeypatch.setattr(sockets, "RECHECK_SECONDS", 3600.0)  # only the logout's message can close it
         response = await database_sync_to_async(browser.post)("/accounts/logout/")
         assert response.status_code == 302
         closed = await _closed(first, PUSHED)
