@@ -27,6 +27,7 @@ from combat.engine.state import BattleState
 # Actions without parameters: the kind (and who acts now) says all.
 _BARE = ("setup.start", "end_turn", "gm.skip_turn", "gm.tactics", "gm.end_battle")
 _MAX_CANDIDATES = 400  # actions tried for one logged action (far above any real turn's choices)
+_MAX_TRIES = 60_000  # actions tried for a whole log: a file built to cost minutes is refused sooner
 
 
 def rolls_problem(events: list[Event], seed: int) -> str | None:
@@ -34,10 +35,11 @@ def rolls_problem(events: list[Event], seed: int) -> str | None:
     the rules give, naming the event and the field; None when every action replays as logged."""
     state = replay(events[:1])
     rules = rules_for(state)
+    tries = [0]
     for start, end in _actions(events):
         part = events[start:end]
         if any(e.data.get("rolls") for e in part):
-            problem = _derive(state, part, seed, start)
+            problem = _derive(state, part, seed, start, tries)
             if problem:
                 return problem
         for event in part:
@@ -59,13 +61,17 @@ def _plain(events: list[Event]) -> list[dict[str, Any]]:
     return out
 
 
-def _derive(state: BattleState, part: list[Event], seed: int, start: int) -> str | None:
+def _derive(state: BattleState, part: list[Event], seed: int, start: int, tries: list[int]) -> str | None:
+    """None when some action rebuilt from ``part`` gives exactly its events, else what differs."""
     logged = _plain(part)
     kind = part[0].data.get("act")
     nearest: list[dict[str, Any]] | None = None
     for n, action in enumerate(_candidates(state, kind, part)):
         if n >= _MAX_CANDIDATES:
             break
+        tries[0] += 1
+        if tries[0] > _MAX_TRIES:
+            return "The log has too many actions to check its rolls: it cannot be imported."
         out = resolve(state, action, Dice(seed, start))
         if isinstance(out, Refusal):
             continue
