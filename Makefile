@@ -65,19 +65,27 @@ browser-deps:
 # The suite without a browser runs on TEST_WORKERS pytest-xdist workers, each with its own test
 # database (TEST_WORKERS=0: one process); the browser suite on E2E_WORKERS, one process by default
 # (E2E_WORKERS=2: a server and a Chromium per worker). See docs/testing.md.
+# The tests that run server processes over Redis get REDIS_URL's Redis, or a private redis-server
+# started for the run (tools/with_redis). With DATABASE_URL on PostgreSQL, the tests marked
+# every_database (their claim holds on both databases) run once more on SQLite. Every run prints its
+# 15 slowest tests (--durations=15 in pyproject.toml).
 TEST_WORKERS ?= 2
 E2E_WORKERS ?= 0
+WITH_REDIS := tools/with_redis
 test: install browser-deps
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
-	$(PYTEST) tests --ignore=tests/e2e -n $(TEST_WORKERS) --dist loadscope
+	$(WITH_REDIS) $(PYTEST) tests --ignore=tests/e2e -n $(TEST_WORKERS) --dist loadscope
+	@case "$$DATABASE_URL" in postgres*) \
+	  echo "The tests marked every_database, on SQLite:"; \
+	  DATABASE_URL= VTT_REQUIRE_SERVICES= $(PYTEST) tests --ignore=tests/e2e -m every_database -n 0;; esac
 	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(E2E_WORKERS) --dist loadgroup
 
 test-e2e: install browser-deps
 	DJANGO_ALLOW_ASYNC_UNSAFE=true VTT_REQUIRE_BROWSER=1 VTT_CHROMIUM=$(CHROMIUM) $(PYTEST) tests/e2e -n $(E2E_WORKERS) --dist loadgroup
 
 test-fast: install
-	$(PYTEST) tests --ignore=tests/e2e -x -n $(TEST_WORKERS) --dist loadscope
+	$(WITH_REDIS) $(PYTEST) tests --ignore=tests/e2e -x -n $(TEST_WORKERS) --dist loadscope
 
 
 # ruff, then mypy on what [tool.mypy] in pyproject.toml lists (strict: all of combat/ and vtt/).

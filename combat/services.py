@@ -520,13 +520,24 @@ def _run(
         return _monsters_act(battle, after, _append(battle, after, events, user, token))
 
 
-MAX_AUTO_TURNS = 30  # monsters' turns played in a row after one action (a battle of monsters alone ends)
+MAX_AUTO_TURNS = 30  # monsters' turns played in a row after one action, while someone at the table plays
+MAX_UNWATCHED_TURNS = 400  # with every player's combatant down, the tactics play the rest out to here
+NOBODY_LEFT = "Nobody at the table is left to play: the battle ends."
+
+
+def _nobody_left_to_play(state: BattleState) -> bool:
+    """No combatant a player controls can still act (the battle goes on between the tactics alone)."""
+    return not any(c.able and c.controller is not None for c in state.combatants.values())
 
 
 def _monsters_act(battle: Battle, state: BattleState, result: Result) -> Result:
     """With the battle's "monsters act on their own": the turns of the monsters and NPCs that come next,
-    played by the tactics, each appended as an action of its own (``gm.tactics``, undone one by one)."""
-    for _ in range(MAX_AUTO_TURNS):
+    played by the tactics, each appended as an action of its own (``gm.tactics``, undone one by one).
+    Once no player's combatant can act, the tactics play the battle out; one still going after
+    ``MAX_UNWATCHED_TURNS`` ends as a draw, so no table waits on a turn nobody can take."""
+    turns = 0
+    while turns < (MAX_UNWATCHED_TURNS if _nobody_left_to_play(state) else MAX_AUTO_TURNS):
+        turns += 1
         c = state.current()
         if (
             not state.options.get("monsters_act")
@@ -534,13 +545,19 @@ def _monsters_act(battle: Battle, state: BattleState, result: Result) -> Result:
             or c is None
             or not gm_may_leave(c)
         ):
-            break
+            return result
         outcome = resolve(state, Action("gm.tactics"), Dice(battle.seed, battle.seq))
         if isinstance(outcome, Refusal) or not outcome[0]:
-            break
+            return result
         events, state = outcome
         appended = _append(battle, state, events, None, None)
         result = replace(result, seq=appended.seq, state=state)
+    if state.phase == "active" and state.options.get("monsters_act") and _nobody_left_to_play(state):
+        ending = Action("gm.end_battle", params={"reason": NOBODY_LEFT, "winner": None})
+        outcome = resolve(state, ending, Dice(battle.seed, battle.seq))
+        if not isinstance(outcome, Refusal) and outcome[0]:
+            events, state = outcome
+            result = replace(result, seq=_append(battle, state, events, None, None).seq, state=state)
     return result
 
 

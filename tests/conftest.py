@@ -9,6 +9,8 @@ a green run never hides skipped browser tests.
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -76,6 +78,40 @@ def campaign(gm, player, other_player, observer, outsider):
     return make_campaign(gm, player=[player, other_player], observer=[observer])
 
 
+#: The report property a test's ``tally`` is kept under; ``pytest_terminal_summary`` prints them.
+TALLY = "tally"
+
+
+@pytest.fixture
+def tally(request) -> Iterator[Counter[str]]:
+    """What a test counted (examples tried, trials, cases): the test asserts on it; after the run the
+    terminal summary prints one line per test, from the reports, so pytest-xdist's workers' too."""
+    counts: Counter[str] = Counter()
+    yield counts
+    if counts:
+        name = request.node.nodeid.split("/")[-1]
+        line = f"{name}: " + " ".join(f"{key}={value}" for key, value in sorted(counts.items()))
+        request.node.user_properties.append((TALLY, line))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Prints every test's ``tally`` (fuzz examples, race trials, socket cases, fault scenarios)."""
+    lines = sorted(
+        {
+            value
+            for reports in terminalreporter.stats.values()
+            for report in reports
+            if getattr(report, "when", None) == "teardown"
+            for name, value in getattr(report, "user_properties", ())
+            if name == TALLY
+        }
+    )
+    if lines:
+        terminalreporter.write_sep("-", "tallies")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 def pytest_sessionstart(session):
     if REQUIRE_SERVICES:
         url = os.environ.get("DATABASE_URL", "")
@@ -87,7 +123,11 @@ def pytest_sessionstart(session):
 
 @pytest.fixture
 def redis_url() -> str:
-    url = os.environ.get("REDIS_URL", "")
+    """The Redis the multi-process tests use: ``VTT_TEST_REDIS_URL`` (``make test`` starts a private
+    redis-server when REDIS_URL is not set: tools/with_redis), else ``REDIS_URL``. One that was given
+    and does not answer fails the test; none given skips it, except where services are required."""
+    given = os.environ.get("VTT_TEST_REDIS_URL", "")
+    url = given or os.environ.get("REDIS_URL", "")
     if not url:
         need_service("REDIS_URL is not set")
     try:
@@ -95,8 +135,30 @@ def redis_url() -> str:
 
         redis.Redis.from_url(url, socket_connect_timeout=2).ping()
     except Exception as exc:
+        if given:
+            pytest.fail(f"Redis at {url} (VTT_TEST_REDIS_URL) is not reachable: {exc}")
         need_service(f"Redis at {url} is not reachable: {exc}")
     return url
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database of this process (each xdist worker has its own) is dropped at the end of the
+    run: before pytest-django drops it, every connection to it is closed, those of this process and any
+    left open by a thread (a ``database_sync_to_async`` executor, a job runner) or a spawned server;
+    PostgreSQL refuses to drop a database others are connected to."""
+    yield
+    from django.db import connection, connections
+
+    with django_db_blocker.unblock():
+        connections.close_all()
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            connection.close()
 
 
 @pytest.fixture(autouse=True)

@@ -41,9 +41,8 @@ from tests.e2e.seats import (
     wait_seq,
 )
 
-# One worker runs the whole module (make test's --dist loadgroup): the last test reports what ran.
+# One worker runs the whole module (make test's --dist loadgroup): its tests stop and start servers.
 pytestmark = pytest.mark.xdist_group("faults")
-FAULTS_RUN: list[str] = []
 # The pages retry a lost socket with a growing, random delay (htmx's ws extension): the longer the
 # server was away (a slow start on a busy machine), the longer until the next try.
 RECONNECT = 60_000
@@ -90,7 +89,7 @@ def _act_for_whoever_is_current(seats: dict[str, Any]) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_pages_reconnect_after_a_server_restart(live_server_process, browser, shot):
+def test_the_pages_reconnect_after_a_server_restart(live_server_process, browser, shot, tally):
     t = make_table("luck")
     battle = off_loop(lambda: started_battle(t))
     seats = _open(browser, live_server_process.url, t, battle)
@@ -113,7 +112,7 @@ def test_the_pages_reconnect_after_a_server_restart(live_server_process, browser
     shot(seats["bob"].page, "fault-server-back-bob")
     _act_for_whoever_is_current(seats)
     _whole_log(battle.pk)
-    FAULTS_RUN.append("server restart")
+    tally["server restart"] += 1
     for seat in seats.values():
         seat.page.context.close()
 
@@ -158,7 +157,9 @@ def _open_reaction(battle_id: int, gm: Any) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_prompt_opened_while_the_server_was_down_is_answered_after_it_returns(live_server_process, browser):
+def test_a_prompt_opened_while_the_server_was_down_is_answered_after_it_returns(
+    live_server_process, browser, tally
+):
     t = make_table("luck")
     battle = off_loop(lambda: started_battle(t))
     seats = _open(browser, live_server_process.url, t, battle)
@@ -180,7 +181,7 @@ def test_a_prompt_opened_while_the_server_was_down_is_answered_after_it_returns(
     for name in ("gm", "bob"):
         expect(seats[name].page.locator("#tracker .pending")).to_have_count(0)
     _whole_log(battle.pk)
-    FAULTS_RUN.append("server restart with a pending prompt")
+    tally["server restart with a pending prompt"] += 1
     for seat in seats.values():
         seat.page.context.close()
 
@@ -220,7 +221,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_live_updates_resume_after_redis_restarts(transactional_db, browser, shot):
+def test_live_updates_resume_after_redis_restarts(transactional_db, browser, shot, tally):
     # The test runs a private redis-server of its own (the shared one, if any, is left alone).
     if not shutil.which("redis-server"):
         need_service("redis-server is not installed")
@@ -263,13 +264,9 @@ def test_live_updates_resume_after_redis_restarts(transactional_db, browser, sho
         final = _whole_log(battle.pk)
         for seat in seats.values():
             expect(seat.page.locator("#battle-seq")).to_have_attribute("data-seq", str(final))
-        FAULTS_RUN.append("redis restart")
+        tally["redis restart"] += 1
         for seat in seats.values():
             seat.page.context.close()
     finally:
         server.stop()
         _stop(redis_proc)
-
-
-def test_fault_scenarios_are_reported():
-    print(f"\nfault scenarios run: {FAULTS_RUN}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -15,6 +14,11 @@ from tests.live.wsclient import WSClient, http
 from tests.sockets import session_cookie
 from tests.table import SECRET_HP, current, table
 from vtt.models import Membership
+
+#: How long the sockets on process B are waited for once the logout or removal happened on process A: a
+#: wait, not a bound. Their periodic re-check comes 15 s after they connected at the earliest
+#: (``RECHECK_SECONDS`` x 0.5), so a close within the two waits came from the account's message.
+PUSHED = 5.0
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -99,7 +103,7 @@ async def _close_code(client: WSClient, timeout: float) -> int | None:
     raise AssertionError("still open")
 
 
-def test_logout_and_removal_on_one_process_close_sockets_on_the_other_within_a_second(redis_url, monkeypatch):
+def test_logout_and_removal_on_one_process_close_sockets_on_the_other(redis_url, monkeypatch):
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("CHANNEL_PREFIX", f"vttlogout{id(monkeypatch)}")
     users, campaign, battle = table()
@@ -109,7 +113,7 @@ def test_logout_and_removal_on_one_process_close_sockets_on_the_other_within_a_s
     removed_pk = Membership.objects.get(campaign=campaign, user=users["other_player"]).pk
     with servers(2) as (port_a, port_b):
 
-        async def scenario() -> dict[str, float]:
+        async def scenario() -> None:
             path = f"/ws/battles/{battle.pk}/"
             sockets = {
                 name: await WSClient.connect(
@@ -126,38 +130,31 @@ def test_logout_and_removal_on_one_process_close_sockets_on_the_other_within_a_s
             # connection after its close timeout.
             closing = {name: asyncio.create_task(_close_code(sock, 30.0)) for name, sock in sockets.items()}
             await asyncio.sleep(0.5)
-            took = {}
             cookies["admin"] = cookies_admin
             # Logout on process A.
             jar = {"sessionid": cookies["player"]}
             status, _, page = await asyncio.to_thread(http, port_a, "GET", "/campaigns/", jar)
             token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
-            started = time.monotonic()
             status, _, _ = await asyncio.to_thread(
                 http, port_a, "POST", "/accounts/logout/", jar, {}, {"X-CSRFToken": token}
             )
             assert status == 302
-            assert await asyncio.wait_for(closing["player"], 1.0) == 4403
-            took["logout"] = time.monotonic() - started
+            assert await asyncio.wait_for(closing["player"], PUSHED) == 4403
             # Removal by an admin on process A.
             jar = {"sessionid": cookies["admin"]}
             url = f"/admin/vtt/membership/{removed_pk}/delete/"
             status, _, page = await asyncio.to_thread(http, port_a, "GET", url, jar)
             assert status == 200
             token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-            started = time.monotonic()
             status, _, _ = await asyncio.to_thread(
                 http, port_a, "POST", url, jar, {"post": "yes", "csrfmiddlewaretoken": token}
             )
             assert status == 302
-            assert await asyncio.wait_for(closing["other_player"], 1.0) == 4403
-            took["removal"] = time.monotonic() - started
+            assert await asyncio.wait_for(closing["other_player"], PUSHED) == 4403
             # The GM's socket is still open and served.
             sockets["gm"].writer.write(b"")
             assert not sockets["gm"].closed and not closing["gm"].done()
             closing["gm"].cancel()
             await sockets["gm"].close()
-            return took
 
-        took = asyncio.run(scenario())
-    assert took["logout"] < 1.0 and took["removal"] < 1.0, took
+        asyncio.run(scenario())

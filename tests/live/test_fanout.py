@@ -129,15 +129,15 @@ async def test_a_request_thread_hands_its_push_to_the_servers_loop_without_waiti
 
     monkeypatch.setattr(live, "_send", slow_send)
 
-    def request_thread():
+    def request_thread() -> list[tuple[str, dict]]:
         SERVER_LOOP.set(loop)
-        started = time.monotonic()
         live.publish("battle-1", {"type": "battle.push", "seq": 1})
-        return time.monotonic() - started
+        return list(sent)  # what had been published when publish returned
 
     try:
-        took = await asyncio.wait_for(sync_to_async(request_thread, thread_sensitive=False)(), 2.0)
-        assert took < 0.5 and sent == []  # the thread went on before the publish happened
+        # The publish is held until ``released``: had the thread waited for it, this would never return.
+        published = await asyncio.wait_for(sync_to_async(request_thread, thread_sensitive=False)(), 10.0)
+        assert published == [] and sent == []  # the thread went on before the publish happened
     finally:
         released.set()
     for _ in range(50):
@@ -189,11 +189,14 @@ def test_the_embedded_layer_sweeps_expired_entries_at_most_once_a_second(monkeyp
 
     sweeps = []
     monkeypatch.setattr(ChannelsLayer, "_clean_expired", lambda self: sweeps.append(1))
+    now = [1000.0]  # the layer's clock, moved by the test (not the machine's)
+    monkeypatch.setattr(layers.time, "monotonic", lambda: now[0])
     layer = layers.InMemoryChannelLayer()
     for _ in range(100):
         layer._clean_expired()
+        now[0] += layers.SWEEP_EVERY / 200
     assert len(sweeps) == 1  # one sweep for a hundred receives within the second...
-    layer._swept_at -= layers.SWEEP_EVERY
+    now[0] += layers.SWEEP_EVERY
     layer._clean_expired()
     assert len(sweeps) == 2  # ...and the next one once the second has passed
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 from channels.db import database_sync_to_async
@@ -25,6 +24,10 @@ from tests.sockets import closed as _closed
 from tests.sockets import communicator, connect, frames, gm_skips, presence_lines
 from tests.table import SECRET_HP
 from vtt.models import Membership
+
+#: How long a test waits for a socket closed by a message (a removal, a logout): a wait, not a bound. With
+#: the periodic re-check pushed out of reach, only that message can close it.
+PUSHED = 10.0
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -78,16 +81,16 @@ async def test_a_promoted_player_gets_the_gm_regions_at_once(live_table):
         await player.disconnect()
 
 
-async def test_removal_closes_the_members_sockets_within_a_second(live_table):
+async def test_removal_closes_the_members_sockets_at_once(live_table, monkeypatch):
     users, campaign, battle, cookies = live_table
     player = await connect(battle.pk, cookies["player"])
     gm = await connect(battle.pk, cookies["gm"])
     try:
         await presence_lines(player, 0.2)
-        started = time.monotonic()
+        monkeypatch.setattr(consumers, "RECHECK_SECONDS", 3600.0)  # only the removal's message can close it
         await database_sync_to_async(campaign.memberships.filter(user=users["player"]).delete)()
-        closed = await _closed(player, 1.0)
-        assert closed["code"] == 4403 and time.monotonic() - started < 1.0
+        closed = await _closed(player, PUSHED)
+        assert closed["code"] == 4403
         # The GM's socket is untouched and hears that the player left.
         left = await presence_lines(gm, 0.5)
         assert {"presence": {str(users["player"].pk): False}} in left
@@ -96,7 +99,7 @@ async def test_removal_closes_the_members_sockets_within_a_second(live_table):
         await gm.disconnect()
 
 
-async def test_logout_closes_that_sessions_sockets_within_a_second(live_table):
+async def test_logout_closes_that_sessions_sockets_at_once(live_table, monkeypatch):
     users, _, battle, cookies = live_table
     first = await connect(battle.pk, cookies["player"])
     other_device = Client()
@@ -106,11 +109,11 @@ async def test_logout_closes_that_sessions_sockets_within_a_second(live_table):
         await presence_lines(first, 0.2)
         browser = Client()
         browser.cookies["sessionid"] = cookies["player"]
-        started = time.monotonic()
+        monkeypatch.setattr(consumers, "RECHECK_SECONDS", 3600.0)  # only the logout's message can close it
         response = await database_sync_to_async(browser.post)("/accounts/logout/")
         assert response.status_code == 302
-        closed = await _closed(first, 1.0)
-        assert closed["code"] == 4403 and time.monotonic() - started < 1.0
+        closed = await _closed(first, PUSHED)
+        assert closed["code"] == 4403
         # The same user's other device keeps its session and its socket.
         await second.send_to(text_data=json.dumps({"type": "sync", "seq": 0, "reconnect": True}))
         assert 'id="board"' in "".join(await frames(second, 1.5, until='id="battle-seq"'))
@@ -143,15 +146,12 @@ async def test_300_sockets_from_one_user_leave_the_other_seats_connected_and_ser
     await presence_lines(gm, 0.2)
     await presence_lines(player, 0.2)
     flood = []
-    started = time.monotonic()
     try:
         for _ in range(300):
             comm = communicator(battle.pk, cookies["observer"])
-            connected, _ = await comm.connect(timeout=10)  # a loaded machine: bounded by the 60 s below
+            connected, _ = await comm.connect(timeout=10)  # a wait for a loaded machine, not a bound
             assert connected
             flood.append(comm)
-        opening = time.monotonic() - started
-        assert opening < 60, f"opening 300 sockets took {opening:.1f} s"
         # At most SOCKETS_PER_USER of them are still open: the oldest were closed with a reason.
         await asyncio.sleep(0.3)  # the last "replaced" message reaches its socket
         entries = await sockets.store().entries(battle.pk)

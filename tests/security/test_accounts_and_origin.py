@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -170,12 +171,12 @@ def test_a_trusted_origin_is_allowed(settings):
 
 # ------------------------------------------------------------------ issue 22: the client's address (point 1)
 
-PROXY = "10.0.0.2"  # the README's nginx: the only peer the server sees
+PROXY = "10.0.0.2"  # the deployment guide's nginx: the only peer the server sees
 
 
 def _behind_proxy(client_address: str, forged: str | None = None) -> Client:
     """A browser at ``client_address`` reaching the site through one trusted proxy that appends to the
-    header (a forged value the browser wrote stays left of it); the README's nginx overwrites it instead."""
+    header (a forged value the browser wrote stays left of it); the deployment guide's nginx overwrites it instead."""
     header = f"{forged}, {client_address}" if forged else client_address
     return Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR=header)
 
@@ -297,7 +298,7 @@ def _signup_with(username: str, data: dict, ip: str = "203.0.113.40"):
 
 def test_point_8_behind_the_proxy_the_https_origin_is_accepted_and_http_refused(settings):
     settings.ALLOWED_HOSTS = ["vtt.example.org"]
-    settings.CSRF_TRUSTED_ORIGINS = []  # the README deployment lists none
+    settings.CSRF_TRUSTED_ORIGINS = []  # the deployment guide lists none
     settings.TRUSTED_PROXY_COUNT = 1
     proxied = [(b"x-forwarded-proto", b"https"), (b"x-forwarded-for", b"203.0.113.9")]
     scope = _scope("https://vtt.example.org", "vtt.example.org")
@@ -326,8 +327,10 @@ def test_point_8_behind_the_proxy_the_https_origin_is_accepted_and_http_refused(
         ("Alice", "aIice"),
     ],
 )
-def test_point_9_lookalike_names_are_refused_on_every_database(db, taken, lookalike):
+@pytest.mark.every_database  # make test runs it on SQLite too when DATABASE_URL is PostgreSQL
+def test_point_9_lookalike_names_are_refused_on_every_database(db, taken, lookalike, tally):
     _refused_as_lookalike(taken, lookalike)
+    tally[f"refused on {connection.vendor}"] += 1
 
 
 @pytest.mark.parametrize(("taken", "lookalike"), [("alice", "ALICE"), ("bob", "b0b"), ("Zoe", "zoe")])
@@ -344,12 +347,12 @@ def _refused_as_lookalike(taken: str, lookalike: str) -> None:
 
 
 def test_point_1_the_readme_deployment_reads_addresses_by_the_one_rule():
-    """The README's daphne takes no --proxy-headers (leftmost X-Forwarded-For), its nginx overwrites the
+    """The deployment guide's daphne takes no --proxy-headers (leftmost X-Forwarded-For), its nginx overwrites the
     header, and one trusted proxy is declared: no other setting is needed (not even for the Origin)."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    deploy = readme[readme.index("## Running scaled out") : readme.index("\n## ", readme.index("## Running"))]
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
+    deploy = guide[: guide.index("\n## ")]  # the deployment, before the odds workers
     servers = [line for line in deploy.splitlines() if "bin/daphne" in line or "bin/uvicorn" in line]
     assert servers and not any("--proxy-headers" in line for line in servers)
     exports = [line for line in deploy.splitlines() if line.startswith("export ")]

@@ -17,7 +17,6 @@ import logging
 from typing import Any
 
 import pytest
-from channels.db import database_sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
@@ -29,13 +28,20 @@ from combat.models import Battle, BattleEvent
 from tests.security.conftest import client_for, fingerprint, make_world
 from tests.sockets import communicator, frames
 
+EXAMPLES = 150
 FUZZ = settings(
-    max_examples=150,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
     derandomize=True,
 )
-COUNT: dict[str, int] = {"http": 0, "service": 0, "socket": 0, "accepted": 0}
+
+
+#: Hypothesis runs fewer examples than max_examples only when it runs out of distinct inputs: a test that
+#: ran fewer than half of them tried too little to say anything.
+def _ran_enough(tally: Any, examples: int) -> None:
+    assert tally["examples"] >= examples // 2, f"only {tally['examples']} of {examples} examples ran"
+
 
 KINDS = [
     "end_turn",
@@ -140,12 +146,12 @@ def _no_engine_crash(caplog, what: Any) -> None:
     assert not crashes, f"the engine raised on {what!r}: {crashes[0].getMessage()}"
 
 
-def _check_after(bid: int, before: Any, accepted: bool, what: Any) -> None:
+def _check_after(bid: int, before: Any, accepted: bool, what: Any, tally: Any) -> None:
     after = fingerprint(bid)
     if not accepted:
         assert after == before, f"a refusal changed the battle: {what!r}"
         return
-    COUNT["accepted"] += 1
+    tally["accepted"] += 1
     assert after[0] > before[0] or after[2] != before[2]
     assert services.rebuild(bid).to_dict() == Battle.objects.get(pk=bid).snapshot, (
         f"snapshot != log after {what!r}"
@@ -185,7 +191,7 @@ def _legal_post(picks: list[int], world: dict[str, Any]) -> tuple[str, dict[str,
     return role, post
 
 
-def test_random_action_posts_never_error_and_refusals_change_nothing(world, engine_errors):
+def test_random_action_posts_never_error_and_refusals_change_nothing(world, engine_errors, tally):
     bid = world["battle"].pk
     clients = {role: client_for(world, role) for role in ("player", "other_player", "gm", "observer")}
     url = f"/battles/{bid}/act"
@@ -198,7 +204,7 @@ def test_random_action_posts_never_error_and_refusals_change_nothing(world, engi
         picks=st.lists(st.integers(0, 10**6), min_size=5, max_size=5),
     )
     def run(role: str, post: dict[str, Any], mode: str, picks: list[int]) -> None:
-        COUNT["http"] += 1
+        tally["examples"] += 1
         before = fingerprint(bid)
         if mode != "random":
             role, legal = _legal_post(picks, world)
@@ -222,12 +228,14 @@ def test_random_action_posts_never_error_and_refusals_change_nothing(world, engi
         response = clients[role].post(url, data, HTTP_HX_REQUEST="true")
         assert response.status_code < 500
         _no_engine_crash(engine_errors, data)
-        _check_after(bid, before, response.status_code == 200 and not replay, data)
+        _check_after(bid, before, response.status_code == 200 and not replay, data, tally)
 
     run()
+    _ran_enough(tally, EXAMPLES)
+    assert tally["accepted"], "no random post was accepted: the accepted path went untried"
 
 
-def test_random_payloads_to_the_services_never_crash(world, engine_errors):
+def test_random_payloads_to_the_services_never_crash(world, engine_errors, tally):
     bid = world["battle"].pk
     users = world["users"]
     payloads = st.one_of(
@@ -246,7 +254,7 @@ def test_random_payloads_to_the_services_never_crash(world, engine_errors):
         token=st.none() | json_values,
     )
     def run(role: str, payload: Any, seq: Any, token: Any) -> None:
-        COUNT["service"] += 1
+        tally["examples"] += 1
         before = fingerprint(bid)
         expected = before[0] if seq == "now" else seq
         submit = (
@@ -256,9 +264,11 @@ def test_random_payloads_to_the_services_never_crash(world, engine_errors):
         )
         result = submit(bid, users[role], payload, expected, token)
         _no_engine_crash(engine_errors, payload)
-        _check_after(bid, before, result.ok and not result.duplicate, payload)
+        _check_after(bid, before, result.ok and not result.duplicate, payload, tally)
 
     run()
+    _ran_enough(tally, EXAMPLES)
+    assert tally["accepted"], "no random payload was accepted: the accepted path went untried"
 
 
 any_field = (
@@ -276,7 +286,7 @@ other_posts = st.fixed_dictionaries(
 )
 
 
-def test_random_posts_to_the_other_battle_writes_never_error(world, engine_errors):
+def test_random_posts_to_the_other_battle_writes_never_error(world, engine_errors, tally):
     """Add, start, undo and new-battle forms with random fields, by the GM (who may use them all)."""
     gm = client_for(world, "gm")
     setup, battle = world["setup"].pk, world["battle"].pk
@@ -290,7 +300,7 @@ def test_random_posts_to_the_other_battle_writes_never_error(world, engine_error
     @FUZZ
     @given(url=st.sampled_from(urls), post=other_posts, htmx=st.booleans())
     def run(url: str, post: dict[str, Any], htmx: bool) -> None:
-        COUNT["other"] = COUNT.get("other", 0) + 1
+        tally["examples"] += 1
         watched = (setup, battle)
         before = [fingerprint(b) for b in watched]
         data = {k: v for k, v in post.items() if v is not None}
@@ -305,6 +315,7 @@ def test_random_posts_to_the_other_battle_writes_never_error(world, engine_error
             assert services.rebuild(b).to_dict() == Battle.objects.get(pk=b).snapshot
 
     run()
+    _ran_enough(tally, EXAMPLES)
 
 
 socket_messages = st.one_of(
@@ -328,7 +339,7 @@ socket_messages = st.one_of(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_random_websocket_messages_never_break_the_socket(engine_errors):
+def test_random_websocket_messages_never_break_the_socket(engine_errors, tally):
     world = make_world()
     from django.test import Client
 
@@ -360,11 +371,12 @@ def test_random_websocket_messages_never_break_the_socket(engine_errors):
     @settings(max_examples=40, deadline=None, derandomize=True)
     @given(messages=st.lists(socket_messages, min_size=1, max_size=6))
     def run(messages: list[Any]) -> None:
-        COUNT["socket"] += len(messages)
+        tally["examples"] += 1
+        tally["messages"] += len(messages)
         asyncio.run(exchange(messages))
 
     run()
-    assert database_sync_to_async  # the consumer's DB work ran in its threads
+    _ran_enough(tally, 40)
     assert fingerprint(bid) == before, "socket messages changed the battle"
 
 
@@ -387,13 +399,13 @@ dice_expressions = st.one_of(
 )
 
 
-def test_point_3_random_dice_expressions_are_refused_with_a_reason_or_roll():
+def test_point_3_random_dice_expressions_are_refused_with_a_reason_or_roll(tally):
     from combat.engine.dice import MAX_DICE, Dice, DiceError, check_expr
 
     @FUZZ
     @given(expr=dice_expressions, seed=st.integers(0, 2**32))
     def run(expr: str, seed: int) -> None:
-        COUNT["dice"] = COUNT.get("dice", 0) + 1
+        tally["examples"] += 1
         problem = check_expr(expr)
         dice = Dice(seed, 1)
         if problem is None:
@@ -406,9 +418,10 @@ def test_point_3_random_dice_expressions_are_refused_with_a_reason_or_roll():
             assert dice._rng is None  # refused before a single die was drawn
 
     run()
+    _ran_enough(tally, EXAMPLES)
 
 
-def test_point_3_random_dice_planted_in_a_battle_never_break_it():
+def test_point_3_random_dice_planted_in_a_battle_never_break_it(tally):
     from combat.engine.actions import Action, Refusal
     from combat.engine.core import resolve
     from combat.engine.dice import Dice
@@ -420,7 +433,7 @@ def test_point_3_random_dice_planted_in_a_battle_never_break_it():
     @settings(max_examples=60, deadline=None, derandomize=True)
     @given(key=st.sampled_from(sorted(battles)), expr=dice_expressions)
     def run(key: str, expr: str) -> None:
-        COUNT["planted"] = COUNT.get("planted", 0) + 1
+        tally["examples"] += 1
         state = battles[key]
         while state.pending is not None:  # a question of the rules first (Paradigm's phases)
             p = state.pending
@@ -442,9 +455,10 @@ def test_point_3_random_dice_planted_in_a_battle_never_break_it():
             )
 
     run()
+    _ran_enough(tally, 60)
 
 
-def test_point_3_random_dice_through_the_homebrew_form_never_error(db):
+def test_point_3_random_dice_through_the_homebrew_form_never_error(db, tally):
     from tests.content import CASES, form_data
     from tests.table import make_campaign, make_user
     from vtt.models import ContentEntry
@@ -459,7 +473,7 @@ def test_point_3_random_dice_through_the_homebrew_form_never_error(db):
     def run(key: str, expr: str) -> None:
         from combat.engine.dice import Dice
 
-        COUNT["homebrew"] = COUNT.get("homebrew", 0) + 1
+        tally["examples"] += 1
         kind, values, field = CASES[key]["invalid"]
         ContentEntry.objects.all().delete()
         response = client.post(
@@ -470,6 +484,7 @@ def test_point_3_random_dice_through_the_homebrew_form_never_error(db):
             Dice(7, 1).roll(entry.data[field], "damage")
 
     run()
+    _ran_enough(tally, 60)
 
 
 forged_values = json_values | st.sampled_from(
@@ -478,7 +493,7 @@ forged_values = json_values | st.sampled_from(
 
 
 @pytest.mark.parametrize("ruleset", ["luck", "paradigm"])
-def test_point_2_random_forged_battle_files_never_error(db, caplog, ruleset):
+def test_point_2_random_forged_battle_files_never_error(db, caplog, ruleset, tally):
     """Random edits of a real export (any field of any event, an event dropped, repeated or retyped, the
     final state recomputed by the engine or not): each is refused with a reason or imports; an import
     that passes renders its replay (first, middle and last step), its page and its campaign."""
@@ -512,7 +527,7 @@ def test_point_2_random_forged_battle_files_never_error(db, caplog, ruleset):
         from combat.engine.events import GENERIC_EVENTS
         from combat.engine.rulesets import RULESETS
 
-        COUNT["forged"] = COUNT.get("forged", 0) + 1
+        tally["examples"] += 1
         data = json.loads(json.dumps(exported))
         events = data["events"]
         for at, pick, how, value in edits:
@@ -543,7 +558,7 @@ def test_point_2_random_forged_battle_files_never_error(db, caplog, ruleset):
         if response.status_code == 400:
             assert Battle.objects.count() == before
             return
-        COUNT["forged-accepted"] = COUNT.get("forged-accepted", 0) + 1
+        tally["forged-accepted"] += 1
         battle = Battle.objects.latest("pk")
         for page in (
             *(f"/battles/{battle.pk}/replay?step={s}" for s in (1, battle.seq // 2, battle.seq)),
@@ -553,9 +568,7 @@ def test_point_2_random_forged_battle_files_never_error(db, caplog, ruleset):
             assert client.get(page).status_code == 200, page
 
     run()
+    _ran_enough(tally, 60)
+    assert tally["forged-accepted"], "no forged file imported: its replay and pages went unchecked"
     fallbacks = [r for r in caplog.records if r.name == "combat.import_check"]
-    COUNT["forged-fallback"] = COUNT.get("forged-fallback", 0) + len(fallbacks)
-
-
-def test_fuzz_counts_are_reported():
-    print(f"\nfuzz examples: {COUNT}")
+    tally["forged-fallback"] += len(fallbacks)

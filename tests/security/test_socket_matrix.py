@@ -40,7 +40,9 @@ MESSAGES: list[tuple[str, Any, bool]] = [
     ("oversized", lambda seq: json.dumps({"type": "sync", "seq": 0, "pad": "x" * MAX_MESSAGE}), False),
     ("binary", lambda seq: b"\x00\xff" * 64, False),
 ]
-SOCKET_CASES = {"count": 0}
+#: Cases a member's socket goes through: three foreign or missing Origins refused, the handshake, every
+#: message above, the GM override's push.
+MEMBER_CASES = 3 + 1 + len(MESSAGES) + 1
 
 
 def _world_and_cookies() -> tuple[dict[str, Any], dict[str, str]]:
@@ -59,7 +61,7 @@ def _seq(battle_id: int) -> int:
 
 
 @pytest.mark.parametrize("role", ROLES)
-async def test_socket_permission_matrix(role):
+async def test_socket_permission_matrix(role, tally):
     world, cookies = await database_sync_to_async(_world_and_cookies)()
     bid = world["battle"].pk
     cookie = cookies.get(role)
@@ -68,19 +70,20 @@ async def test_socket_permission_matrix(role):
         comm = communicator(bid, cookie)
         connected, _ = await comm.connect()
         assert not connected, f"{role} must not open a battle socket"
-        SOCKET_CASES["count"] += 1
+        tally["cases"] += 1
+        assert tally["cases"] == 1
         return
 
     for origin in (b"http://evil.example", b"null", None):
         comm = communicator(bid, cookie, origin)
         connected, _ = await comm.connect()
         assert not connected, (role, origin)
-        SOCKET_CASES["count"] += 1
+        tally["cases"] += 1
 
     comm = communicator(bid, cookie)
     connected, _ = await comm.connect()
     assert connected
-    SOCKET_CASES["count"] += 1
+    tally["cases"] += 1
     try:
         await frames(comm, 0.2)
         seq = await database_sync_to_async(_seq)(bid)
@@ -98,7 +101,7 @@ async def test_socket_permission_matrix(role):
                 assert ('id="gm-panel"' in got) == (role == "gm"), (role, name)
                 mine = "Fire Bolt" in got  # Ayla's action panel: only her owner (and the GM) get it
                 assert mine == (role in ("player", "gm")), (role, name)
-            SOCKET_CASES["count"] += 1
+            tally["cases"] += 1
         assert await database_sync_to_async(_seq)(bid) == seq, "a socket message changed the battle"
 
         # A GM override is pushed to every seat, each rendered for its viewer.
@@ -116,12 +119,7 @@ async def test_socket_permission_matrix(role):
         # The page said where it stands (the syncs above): the change comes as the elements it touched.
         assert pushed.startswith("<!--delta ") and 'id="battle-seq"' in pushed, role
         assert _secret(pushed, NEW_HP) == (role == "gm"), f"{role} frames and the hidden HP"
-        SOCKET_CASES["count"] += 1
+        tally["cases"] += 1
     finally:
         await comm.disconnect()
-
-
-def test_socket_case_count_is_reported():
-    """Runs after the matrix above (file order): prints how many socket cases ran."""
-    print(f"\npermission matrix (websocket): {SOCKET_CASES['count']} cases")
-    assert SOCKET_CASES["count"] <= 3 + 4 * (4 + len(MESSAGES) + 1)
+    assert tally["cases"] == MEMBER_CASES, "a case of the matrix did not run"

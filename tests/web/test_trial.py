@@ -160,3 +160,24 @@ def test_a_visitor_starts_a_new_battle_from_their_tables_page(db):
     assert fresh.campaign.throwaway and fresh.campaign_id != battle.campaign_id
     assert client.get(reverse("battle", args=[fresh.pk])).status_code == 200
     assert client.get(reverse("battle", args=[battle.pk])).status_code == 404  # the first table is not theirs
+
+
+@pytest.mark.parametrize("ruleset", list(RULESETS))
+def test_a_visitor_who_only_ends_turns_sees_the_battle_end_never_stall(db, ruleset):
+    """Once the visitor's hero is down the tactics play the battle out: it ends, and until then each
+    request leaves it waiting on the visitor (a turn nobody at the table can take never comes)."""
+    client, battle = try_a_battle(ruleset)
+    user = get_user_model().objects.get(pk=client.session["_auth_user_id"])
+    state = services.load_state(battle)
+    for _ in range(60):
+        state = answer_questions(battle, user, state)
+        if state.phase == "ended":
+            break
+        assert waits_on(state, user.pk), state.current()
+        hero = state.current()
+        ended = services.submit_action(battle.pk, user, {"kind": "end_turn", "actor": hero.id}, state.seq)
+        assert ended.ok, ended.reason
+        state = ended.state
+    assert state.phase == "ended"
+    battle.refresh_from_db()
+    assert battle.status == Battle.Status.ENDED
