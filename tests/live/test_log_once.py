@@ -171,7 +171,7 @@ def test_two_processes_over_redis_tell_each_event_once(redis_url, monkeypatch):
         assert html.count("Grul joins the battle (enemy).") == (1 if where.startswith("gm") else 0), where
         assert_each_entry_once(html)
     assert len(pushed) == 2
-    for name, html in zip(("gm", "player"), pushed):
+    for name, html in zip(("gm", "player"), pushed, strict=True):
         assert log_seqs(html)[0][0] > log_seqs(pages["gm on A"])[0][0]  # the start's own events
         # The GM's window holds the set-up; the players see Grul from the start on (no past replayed).
         assert html.count("Grul joins the battle (enemy).") == (1 if name == "gm" else 0), name
