@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from itertools import combinations
 from typing import Any
 
 from combat.engine.actions import Action, Refusal, chosen_params
@@ -159,16 +160,20 @@ def _candidates(state: BattleState, kind: Any, part: list[Event]) -> Iterator[Ac
     if current is None:
         return
     ids, squares = _named(part)
+    # Targets and steps out of reach before a step are greyed out in the options: every option of the
+    # kind is tried, with the combatants and squares the action's events name.
+    # The targets: any few of the named, in the order the events name them (an actor may aim at itself).
+    target_sets = [list(c) for n in range(1, min(len(ids), 4) + 1) for c in combinations(ids[:6], n)]
     for option in legal_actions(state, current.id):
         if option.kind != kind:
             continue
-        hit = [t for t in ids if t in option.targets]
-        target_sets: list[list[str] | None] = [None]
-        if option.targets:
-            target_sets = [*([t] for t in hit), *([hit] if len(hit) > 1 else [])]
+        yield Action(kind, current.id, dict(option.params))
+        for targets in target_sets:
+            yield Action(kind, current.id, chosen_params(kind, option.params, targets))
         # The squares its events name first (a move's end); an area's centre is named by none.
         named = [s for s in squares if s in option.squares]
-        picks: list[list[int] | None] = [*named, *(s for s in option.squares if s not in named)] or [None]
-        for targets in target_sets:
-            for square in picks:
-                yield Action(kind, current.id, chosen_params(kind, option.params, targets, square))
+        for square in [*named, *(s for s in option.squares if s not in named)]:
+            yield Action(kind, current.id, chosen_params(kind, option.params, None, square))
+        for targets in target_sets:  # a step the action allows before it (``to``)
+            for step in squares:
+                yield Action(kind, current.id, {**chosen_params(kind, option.params, targets), "to": step})
