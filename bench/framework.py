@@ -4,8 +4,6 @@ A piece of this project that replaces what Django does with code of its own, for
 place only while it saves at least 0.5 ms of server CPU per action, or 5 % of an action's:
 
 - ``handler`` (kept): ``vtt.handlers.OneThreadASGIHandler``; stock: ``django.core.handlers.asgi.ASGIHandler``;
-- ``auth`` (kept): ``vtt.auth.AuthenticationMiddleware``; stock: ``django.contrib.auth``'s;
-- ``sessions`` (kept): ``vtt.sessions``; stock: ``django.contrib.sessions.backends.db``;
 - ``sql`` (kept): the action's three hand-written statements in ``combat.services`` (``_lock``,
   ``_insert_events``, ``_write``); stock: the ORM's annotated ``select_for_update``, ``bulk_create``
   and ``update``;
@@ -20,8 +18,8 @@ memory. CPU time is the process's (``time.process_time``: every thread), per act
 the project's path and each variant (one replacement switched back to Django's, the rest as the
 project has them) back to back, starting each round with the next of them; a figure is the median
 over rounds of the paired difference. The whole action varies by a millisecond or more from one
-batch to the next (a move or an end of turn, what the board shows), more than ``auth``, ``sessions``
-and ``sql`` can save: those three are also timed alone on the work one action gives them (ours and
+batch to the next (a move or an end of turn, what the board shows), more than ``sql`` can save: it is
+also timed alone on the work one action gives them (ours and
 Django's called the same way on the same rows), and that figure decides. Every line prints the load
 average: the machine is shared.
 
@@ -61,7 +59,7 @@ os.environ.pop("REDIS_URL", None)  # the in-memory channel layer: this bench mea
 
 from bench.live import ACTOR, next_action, session_for, setup_tables  # noqa: E402
 
-ACTION_PATH = ("handler", "auth", "sessions", "sql")
+ACTION_PATH = ("handler", "sql")
 REPLACEMENTS = (*ACTION_PATH, "access")
 KEEP_MS, KEEP_SHARE = 0.5, 0.05
 
@@ -134,33 +132,20 @@ def nothing() -> Iterator[None]:
 
 def build_app(switched: set[str]) -> Any:
     """The HTTP application with the named replacements switched back to Django's stock path."""
-    from django.conf import settings
     from django.core.handlers.asgi import ASGIHandler
 
     from vtt.handlers import SERVER_LOOP, OneThreadASGIHandler
 
-    middleware = list(settings.MIDDLEWARE)
-    engine = settings.SESSION_ENGINE
-    if "auth" in switched:
-        ours = "vtt.auth.AuthenticationMiddleware"
-        settings.MIDDLEWARE = [
-            "django.contrib.auth.middleware.AuthenticationMiddleware" if m == ours else m for m in middleware
-        ]
-    if "sessions" in switched:
-        settings.SESSION_ENGINE = "django.contrib.sessions.backends.db"
-    try:
-        if "handler" not in switched:
-            return OneThreadASGIHandler()
-        django_handler = ASGIHandler()
+    if "handler" not in switched:
+        return OneThreadASGIHandler()
+    django_handler = ASGIHandler()
 
-        async def app(scope: Any, receive: Any, send: Any) -> None:
-            # The live push hands its publish to the server's loop either way (combat.live.publish).
-            SERVER_LOOP.set(asyncio.get_running_loop())
-            await django_handler(scope, receive, send)
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        # The live push hands its publish to the server's loop either way (combat.live.publish).
+        SERVER_LOOP.set(asyncio.get_running_loop())
+        await django_handler(scope, receive, send)
 
-        return app
-    finally:
-        settings.MIDDLEWARE, settings.SESSION_ENGINE = middleware, engine
+    return app
 
 
 # ---------------------------------------------------------------- the action loop
@@ -286,38 +271,15 @@ def piece_work(table: Table) -> dict[str, Piece]:
     from importlib import import_module
 
     from django.conf import settings
-    from django.contrib import auth
     from django.contrib.auth import get_user_model
-    from django.contrib.sessions.backends import db as django_db_sessions
     from django.db import transaction
-    from django.http import HttpRequest
     from django.utils import timezone
 
     from combat import services
     from combat.models import Battle
-    from vtt import auth as our_auth
-    from vtt import sessions as our_sessions
 
     gm = get_user_model().objects.get(username=table.gm)
     key = table.cookies[table.gm][0].decode().split(";")[0].split("=", 1)[1]
-
-    def request() -> HttpRequest:
-        r = HttpRequest()
-        r.session = django_db_sessions.SessionStore(key)
-        r.session.load()  # the session's read is the sessions row's figure, not this one's
-        return r
-
-    def session_ours(_: None) -> None:
-        our_sessions.SessionStore(key).load()
-
-    def session_stock(_: None) -> None:
-        django_db_sessions.SessionStore(key).load()
-
-    def auth_ours(request: HttpRequest) -> None:
-        assert our_auth.get_user(request).pk == gm.pk
-
-    def auth_stock(request: HttpRequest) -> None:
-        assert auth.get_user(request).pk == gm.pk
 
     battle = Battle.objects.get(pk=table.bid)
     events = [("bench.event", {"actor": "c1", "to": [3, 4]}), ("bench.event", {"turn": 2})]
@@ -341,8 +303,6 @@ def piece_work(table: Table) -> dict[str, Piece]:
     assert store.SessionStore(key).exists(key)
     our_lock, our_insert, our_write = services._lock, services._insert_events, services._write
     return {
-        "auth": (auth_ours, auth_stock, request),
-        "sessions": (session_ours, session_stock, None),
         "sql": (
             lambda _: action_sql(our_lock, our_insert, our_write),
             lambda _: action_sql(orm_lock, orm_insert_events, orm_write),

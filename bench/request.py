@@ -9,9 +9,10 @@ PostgreSQL when ``DATABASE_URL`` is set (SQLite otherwise); the channel layer is
 is measured by ``bench/live.py``). The table is the live bench's: D20 Luck, a GM, five players,
 three goblins.
 
-    .venv/bin/python bench/request.py [--actions 400] [--profile]
+    .venv/bin/python bench/request.py [--actions 400] [--session-cache redis://...] [--profile]
 
-``--profile action|render`` adds cProfile's functions with the most cumulative time (of the whole
+``--session-cache`` keeps the sessions in that Redis (Django's ``cached_db``), as a deployment with
+``REDIS_URL`` does. ``--profile action|render`` adds cProfile's functions with the most cumulative time (of the whole
 action, or of the push's render only); with ``BENCH_CALLERS=<regex>`` also who called the functions
 it names. Last line:
 ``cpu_ms_per_action=<A> render_ms=<B>``.
@@ -58,10 +59,27 @@ def main() -> None:
         default="cumulative",
         help="with --profile: order the functions by cumulative or by own time",
     )
+    parser.add_argument(
+        "--session-cache",
+        metavar="REDIS_URL",
+        help="Django's cached_db sessions on this Redis, as deployed (the channel layer stays in memory)",
+    )
     args = parser.parse_args()
+    from django.conf import settings
+
+    if args.session_cache:
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": args.session_cache,
+                "KEY_PREFIX": f"bench-request{os.getpid()}",
+            }
+        }
+        settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    auth = next(m for m in settings.MIDDLEWARE if m.endswith("AuthenticationMiddleware"))
+    print(f"sessions={settings.SESSION_ENGINE} auth={auth}")
 
     setup = setup_tables(1, 6)
-    from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
 

@@ -1,8 +1,10 @@
 """Content and forms for tests: what the site's generated forms post, homebrew per ruleset, dice planted in battles.
 
 ``sheet_post`` and ``form_data`` are the form data of a character sheet and of a
-homebrew definition as the pages post them. ``CASES`` gives, per ruleset, a
-homebrew ability (and item) and an invalid entry. ``UNROLLABLE`` are dice that
+homebrew definition as the pages post them. ``CASES`` gives, for the rulesets it
+lists, a homebrew ability (and item) that is played in a battle and an invalid
+entry; a ruleset needs no entry here to be covered by the homebrew forms
+(tests/web/test_every_ruleset_homebrew.py runs over the registry). ``UNROLLABLE`` are dice that
 parse but cannot be rolled; ``started`` builds a started battle of a ruleset's
 starter cast (each hero next to a monster) and ``poisoned`` plants dice in
 every content definition and sheet of a state, as a forged or old record

@@ -87,7 +87,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "vtt.auth.AuthenticationMiddleware",  # Django's, with the user read by one plain statement
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "vtt.forminput.FormInputMiddleware",  # NUL or over-long text in any form: one 400 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -370,8 +370,14 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 SESSION_COOKIE_HTTPONLY = True
-# Database sessions (deleting a row ends the session at once), read with one plain statement.
-SESSION_ENGINE = "vtt.sessions"
+# Django's sessions. With Redis (REDIS_URL): ``cached_db``, read from the Redis cache every process
+# shares, written through to the database (where the sockets' access check reads them). Without it (one
+# process: ``make run``, SQLite): ``db``, read from the database; a per-process cache would let another
+# process serve a session that was ended (logged out) in one. Either way a session ends for every
+# process when Django ends it (logout, flush) or when it expires.
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
+)
 # No script reads the CSRF cookie: pages send the token from the template (base.html's hx-headers).
 CSRF_COOKIE_HTTPONLY = True
 

@@ -20,7 +20,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from combat.engine.rulesets import get_ruleset
+from combat.engine.rulesets import RULESETS, get_ruleset
 from tests.e2e.conftest import LAPTOP, OPEN_PAGES, PHONE
 from tests.e2e.seats import WAIT, login, wait_live
 from tests.e2e.sitdown import (
@@ -94,7 +94,7 @@ def _gm_makes_a_campaign(gm, base: str, ruleset: str, tag: str) -> str:
     return link
 
 
-@pytest.mark.parametrize("ruleset", ["luck", "mist", "paradigm", "action-block"])
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
 def test_a_player_goes_from_the_invite_link_to_the_first_attack(
     asgi_server, browser, ruleset, record_property
 ):

@@ -23,6 +23,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from combat.engine.rulesets import RULESETS as REGISTRY
 from combat.engine.rulesets import get_ruleset
 from tests.e2e.conftest import FLOW_LINE, LAPTOP, PHONE
 from tests.e2e.flow import (
@@ -37,7 +38,7 @@ from tests.e2e.flow import (
 )
 from tests.e2e.seats import WAIT, phone_layout_problems, wait_live
 
-RULESETS = ["luck", "mist", "paradigm", "action-block"]
+RULESETS = sorted(REGISTRY)
 
 
 @pytest.mark.parametrize("first", ["player", "monster"])

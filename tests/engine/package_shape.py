@@ -1,4 +1,4 @@
-"""The shape of a ruleset package, as the table of combat/engine/rulesets/README.md gives it.
+"""The shape of a ruleset package, as the table of docs/RULESET_GUIDE.md gives it.
 
 ``SHAPE`` is the table read from the guide: module -> the hooks of ``Ruleset``
 it defines. ``shape_problems(ruleset)`` lists where a registered ruleset's
@@ -20,7 +20,7 @@ from typing import Any
 from combat.engine.rulesets import base
 from combat.engine.rulesets.base import Ruleset
 
-GUIDE = pathlib.Path(__file__).resolve().parents[2] / "combat" / "engine" / "rulesets" / "README.md"
+GUIDE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "RULESET_GUIDE.md"
 ROW = re.compile(r"^\| `(\w+\.py)` \| (.+?) \|(.*)\|$", re.M)
 #: Modules of the table that a package may leave out (none: every package has every module).
 OPTIONAL: frozenset[str] = frozenset()

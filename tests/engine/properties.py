@@ -287,32 +287,41 @@ def _random_options(ruleset, rng: random.Random) -> dict:
     return options
 
 
+def starter_battle(key: str, rng: random.Random, seed: int) -> tuple[list, BattleState]:
+    """(log, state) of a started battle of a ruleset's whole starter cast, with random house rules:
+    heroes on the left, monsters on the right (or random rows on a rows board)."""
+    ruleset = RULESETS[key]
+    content = importlib.import_module(ruleset.__module__ + ".content")
+    roster = starter_roster(content.HEROES, content.MONSTERS, 9)
+    for entry in roster:
+        if ruleset.board == "rows":
+            entry.pop("pos")
+            entry["row"] = rng.choice(["front", "back"])
+    return build_battle(key, _random_options(ruleset, rng), seed, 10, 2 * len(roster) + 1, roster)
+
+
+def random_gm(state: BattleState) -> Callable[[BattleState, random.Random], Action]:
+    """A random GM override for a battle of ``state``'s ruleset (its statuses, its board's moves)."""
+    ruleset = RULESETS[state.ruleset]
+    statuses = sorted(ruleset.status_keys(state) or ["stun"])
+    if ruleset.board == "rows":
+        return lambda s, g: gm_action(s, g, statuses, lambda r: {"row": r.choice(["front", "back"])})
+    return lambda s, g: gm_action(
+        s, g, statuses, lambda r: {"to": [r.randrange(s.width), r.randrange(s.height)]}
+    )
+
+
 def random_battle(key: str, seed: int, seen=None, steps: int = 120) -> list:
     """The log of a random battle of the whole starter cast (random legal actions, GM overrides now and then).
 
     ``seen(state, action, out)`` is called with every action submitted, before it, and its outcome.
     """
-    ruleset = RULESETS[key]
-    content = importlib.import_module(ruleset.__module__ + ".content")
     rng = random.Random(seed)
-    rows = ruleset.board == "rows"
-    roster = starter_roster(content.HEROES, content.MONSTERS, 9)
-    for entry in roster:
-        if rows:
-            entry.pop("pos")
-            entry["row"] = rng.choice(["front", "back"])
-    log, state = build_battle(key, _random_options(ruleset, rng), seed, 10, 2 * len(roster) + 1, roster)
-    statuses = sorted(ruleset.status_keys(state) or ["stun"])
+    log, state = starter_battle(key, rng, seed)
+    gm = random_gm(state)
     for _ in range(steps):
         if rng.random() < 0.1:
-            action = gm_action(
-                state,
-                rng,
-                statuses,
-                (lambda g: {"row": g.choice(["front", "back"])})
-                if rows
-                else (lambda g: {"to": [g.randrange(10), g.randrange(3)]}),
-            )
+            action = gm(state, rng)
         else:
             action = random_action(state, rng)
         if action is None:

@@ -14,6 +14,7 @@ import pytest
 
 from combat.engine import fog
 from combat.engine.core import legal_actions, replay, undo_cut
+from combat.engine.rulesets import RULESETS
 from combat.engine.testing import Battle
 from combat.engine.view import Viewer, event_for, unseen_ids, view_for
 from tests.engine.luck_duel import ASH, ORC
@@ -195,7 +196,7 @@ def test_a_players_options_name_nobody_in_the_fog():  # RULE: ENG-5
     assert (2, 3) not in {tuple(sq) for o in real if o.kind == "move" for sq in o.squares}
 
 
-@pytest.mark.parametrize("ruleset", ["luck", "mist", "action-block"])
+@pytest.mark.parametrize("ruleset", sorted(k for k, r in RULESETS.items() if r.board == "grid"))
 def test_random_battles_with_random_fog_never_show_the_unseen(ruleset):  # RULE: ENG-5
     rng = random.Random(26)
     checked = 0

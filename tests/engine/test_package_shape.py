@@ -1,4 +1,4 @@
-"""Every ruleset package has the shape of the table in combat/engine/rulesets/README.md."""
+"""Every ruleset package has the shape of the table in docs/RULESET_GUIDE.md."""
 
 from __future__ import annotations
 

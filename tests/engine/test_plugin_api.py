@@ -1,4 +1,4 @@
-"""The toy ruleset of combat/engine/rulesets/README.md, built from the guide's code: the core runs it unchanged.
+"""The toy ruleset of docs/RULESET_GUIDE.md, built from the guide's code: the core runs it unchanged.
 
 It has rows instead of a grid, a per-turn AP pool that ends the turn when spent,
 a reaction window opened by a round-end hook (like a phase where players choose),

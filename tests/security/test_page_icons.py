@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from tests.content import CASES
-from tests.security.conftest import PASSWORD, make_world
+from tests.table import PASSWORD, make_battle, make_characters, make_users, table_campaign
 
 pytestmark = pytest.mark.django_db
 
@@ -100,8 +100,16 @@ def _url(route: str, values: dict[str, Any]) -> str:
     return "/" + PARAM.sub(fill, route).replace("^", "").replace("$", "")
 
 
+def _world() -> dict[str, Any]:
+    users = make_users()
+    campaign = table_campaign(users)
+    characters = make_characters(campaign, users)
+    battle = make_battle(campaign, users["gm"], characters)
+    return {"users": users, "campaign": campaign, "characters": characters, "battle": battle}
+
+
 def test_every_page_names_its_icon_and_the_icon_is_served(tally):
-    world = make_world()
+    world = _world()
     gm = world["users"]["gm"]
     get_user_model().objects.filter(pk=gm.pk).update(is_staff=True, is_superuser=True)
     client = Client(raise_request_exception=False)

@@ -9,10 +9,14 @@ over by another account, a password changed, an account deactivated or deleted, 
 from __future__ import annotations
 
 from datetime import timedelta
+from importlib import import_module
+from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.sessions.models import Session
+from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -23,6 +27,11 @@ from tests.table import PERSONAS, table
 from vtt import access
 
 pytestmark = pytest.mark.django_db
+
+
+def _store(key: str) -> Any:
+    """The session as Django's engine of the settings holds it (``cached_db`` with Redis, else ``db``)."""
+    return import_module(settings.SESSION_ENGINE).SessionStore(key)
 
 
 def _both(user, battle_id, key):
@@ -60,11 +69,15 @@ def test_every_way_a_session_ends_ends_the_access():
     assert _both(gm, battle.pk, "no-such-session-key") is None
     assert _both(gm, battle.pk + 1000, keys["gm"]) is None  # no such battle
 
-    Session.objects.filter(session_key=keys["gm"]).delete()  # logged out
+    _store(keys["gm"]).delete()  # logged out (a logout deletes the session through the store)
     assert _both(gm, battle.pk, keys["gm"]) is None
 
+    # Expired: the row's time has passed, and so has its cached copy's (cached_db keeps it that long).
     Session.objects.filter(session_key=keys["observer"]).update(expire_date=timezone.now() - timedelta(1))
-    assert _both(users["observer"], battle.pk, keys["observer"]) is None  # expired
+    cached = getattr(_store(keys["observer"]), "cache_key", None)
+    if cached is not None:
+        caches[settings.SESSION_CACHE_ALIAS].delete(cached)
+    assert _both(users["observer"], battle.pk, keys["observer"]) is None
 
     assert _both(player, battle.pk, keys["player"]) == ("player", battle.seq)
     player.set_password("another-password-77")

@@ -10,7 +10,7 @@ import pytest
 
 from combat import aftermath, services
 from combat.engine.core import legal_actions
-from combat.engine.rulesets import get_ruleset
+from combat.engine.rulesets import RULESETS, get_ruleset
 from combat.models import Battle
 from tests.table import make_campaign, make_character, make_user
 from vtt.models import Character
@@ -187,7 +187,7 @@ def test_only_the_gm_applies_and_only_an_ended_battle(client, gm):
     assert Battle.objects.get(pk=bid).applied is None
 
 
-@pytest.mark.parametrize("ruleset", ["luck", "mist", "paradigm", "action-block"])
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
 def test_the_house_rules_show_every_reading_and_what_carries_between_battles(client, gm, ruleset):
     campaign = make_campaign(gm, ruleset)
     client.force_login(gm)

@@ -253,9 +253,11 @@ async def _both(path: str, method: str = "GET", body: bytes = b"", headers=HOST)
 
 
 def _same_shape(response: dict) -> tuple:
-    """Status, headers and body, less what differs between any two renders (CSP nonce, CSRF tokens)."""
+    """Status, headers and body, less what differs between any two renders (CSP nonce, CSRF tokens, and
+    a cookie's expiry date: the two renders may fall on either side of a second)."""
     per_render = re.compile(
         rb"(nonce|csrftoken|csrfmiddlewaretoken\" value|nonce-|X-CSRFToken\": )[=\"'-]*[A-Za-z0-9+/_-]{16,}"
+        rb"|expires=[^;]+"
     )
     headers = sorted((k.lower(), per_render.sub(b"*", v)) for k, v in response["headers"])
     return response["status"], headers, per_render.sub(b"*", response["body"])

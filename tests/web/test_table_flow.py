@@ -404,7 +404,7 @@ def test_fewer_clicks_a_first_battle_is_ready_with_the_party_and_one_monster(as_
     assert re.search(r'name="party"[^>]*checked', page)
 
 
-@pytest.mark.parametrize("key", ["luck", "mist", "paradigm", "action-block"])
+@pytest.mark.parametrize("key", sorted(RULESETS))
 def test_point_7_every_house_rule_waits_under_more_at_its_default(as_user, gm, key):
     page = as_user(gm).get(reverse("campaign_create") + f"?ruleset={key}").content.decode()
     shown, _, more = page.partition('<details class="more-rules"')

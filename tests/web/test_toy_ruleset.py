@@ -1,4 +1,4 @@
-"""The guide's toy ruleset (combat/engine/rulesets/README.md) on a battle page, registered and nothing else.
+"""The guide's toy ruleset (docs/RULESET_GUIDE.md) on a battle page, registered and nothing else.
 
 Its own event (``attack.missed``, described in the guide's ``toy/events.py``)
 reaches the actor's outcome line and every viewer's log in its own words: no
