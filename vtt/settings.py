@@ -223,6 +223,12 @@ ODDS_LAYER = "jobs"
 ODDS_PROCESSES = int(os.environ.get("ODDS_PROCESSES", "0"))
 ODDS_FIGHTS = int(os.environ.get("ODDS_FIGHTS", "500"))
 ODDS_STALE_SECONDS = float(os.environ.get("ODDS_STALE_SECONDS", "20"))
+# The fair queue and the CPU budget of a job (combat/odds_queue.py): jobs a GM may have waiting, and
+# the CPU seconds a job may spend (a base, a share per combatant, a cap).
+ODDS_MAX_QUEUED = int(os.environ.get("ODDS_MAX_QUEUED", "3"))
+ODDS_BUDGET_BASE = float(os.environ.get("ODDS_BUDGET_BASE", "20"))
+ODDS_BUDGET_PER_FIGHTER = float(os.environ.get("ODDS_BUDGET_PER_FIGHTER", "6"))
+ODDS_BUDGET_CAP = float(os.environ.get("ODDS_BUDGET_CAP", "90"))
 
 # HTTP requests of one server process running their sync work (middleware and view) at once; the
 # others wait their turn on the event loop. Twenty threads contending for one GIL cost more per
