@@ -75,8 +75,8 @@ def _policy_action(
     return choice.action if choice else None
 
 
-def _hp_total(state: BattleState) -> int:
-    return sum(c.hp for c in state.combatants.values())
+def _hps(state: BattleState) -> tuple[int, ...]:
+    return tuple(c.hp for c in state.combatants.values())
 
 
 Watch = Callable[[BattleState, Action, str], None]
@@ -103,10 +103,10 @@ def play(
     rng = random.Random(seed)
     actions = refused = steps = 0
     turn_key: tuple[int, int] = (-1, -1)
-    last_change, last_hp = state.round, _hp_total(state)
+    last_change, last_hp = state.round, _hps(state)
     while state.phase == "active" and state.round <= round_cap and actions < MAX_ACTIONS:
         if state.round - last_change >= STALL_ROUNDS:
-            break
+            break  # the draw of STALL_ROUNDS: every change so far has been seen (after each action)
         pending = state.pending
         if pending is not None:
             who = state.combatants.get(pending.combatant)
@@ -118,9 +118,6 @@ def play(
             side = current.side
             if (state.round, state.turn) != turn_key:
                 turn_key, steps = (state.round, state.turn), 0
-                hp = _hp_total(state)
-                if hp != last_hp:
-                    last_change, last_hp = state.round, hp
         policy = chosen.get(side, "tactics")
         action = _policy_action(state, policy, "all" if side != "party" else "side", steps, rng)
         if action is None:
@@ -136,10 +133,17 @@ def play(
             result = resolve(state, Action("end_turn", fallback.id), Dice(seed, state.seq))
             if isinstance(result, Refusal):
                 break
+        if _hps(result[1]) != last_hp:  # a change counts in the round it happened in
+            last_change, last_hp = state.round, _hps(result[1])
         state = result[1]
         actions += 1
         if pending is None:
             steps += 1
+    return _outcome(state, min(state.round, round_cap), actions, refused)
+
+
+def _outcome(state: BattleState, rounds: int, actions: int, refused: int) -> Outcome:
+    """The fight as it ended: who won, and the party's members and common stock."""
     winner = state.result.get("winner") if state.phase == "ended" and state.result else None
     rules = rules_for(state)
     party = {
@@ -154,7 +158,7 @@ def play(
         if c.side == "party" and not c.extra.get("eidolon_of")
     }
     shared = {k: list(v) for k, v in rules.side_stock(state, "party").items()}
-    return Outcome(winner, min(state.round, round_cap), actions, refused, party, shared)
+    return Outcome(winner, rounds, actions, refused, party, shared)
 
 
 @dataclass

@@ -10,15 +10,18 @@ The turn frame lives here, the judgement in each ruleset's ``tactics.py``:
 2. otherwise the acting combatant's options of ENG-5 (``legal_actions``) are
    scored by the ruleset (``candidates``: each a ``Candidate`` with a score in
    hit points gained for the side, an action and its reason): every option but
-   the moves by ``scored``, then the moves by ``moving``, with the shared parts
-   here (``hits``, ``heals``, ``best_square``, ``close_in``);
+   the moves by ``scored``, the same options again with a step of their own
+   toward a foe just out of reach (``stepping``), then the moves by ``moving``,
+   with the shared parts here (``hits``, ``heals``, ``best_square``,
+   ``close_in``); a hit is scored by ``hit_worth`` (``combat.engine.worth``);
 3. the best one is taken, ending the turn scores 0 (nothing worth doing),
    and a turn that has already taken ``MAX_STEPS`` actions ends.
 
 What the tactics may know is a ``Sight``: everything, for the GM's monsters
 (``sees="all"``), or only what the players of the acting side see
-(``sees="side"``): no combatant standing in fog, and an enemy's health only
-as the coarse bar of ``view`` when the GM hides enemy HP. Ties are broken by
+(``sees="side"``): no combatant standing in fog, and when the GM hides enemy
+HP, an enemy's health only as the coarse bar of ``view`` and its figures as
+the bestiary gives them for its kind (``combat.engine.sight``). Ties are broken by
 a generator seeded from the battle's seed and ``seq``: the same battle gives
 the same choice.
 
@@ -30,19 +33,16 @@ True
 
 from __future__ import annotations
 
-import functools
 import random
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from combat.engine import fog
 from combat.engine.actions import Action, ActionOption, Refusal, chosen_params
-from combat.engine.board import METRICS
-from combat.engine.dice import Dice, DiceError
+from combat.engine.sight import Sight
 from combat.engine.state import BattleState, Combatant, Decision
 from combat.engine.words import plain_label
+from combat.engine.worth import expected, expected_past, hit_worth
 
 if TYPE_CHECKING:
     from combat.engine.context import Ctx
@@ -50,7 +50,16 @@ if TYPE_CHECKING:
 # The core, the view and the ruleset registry are imported where they are used: every ruleset's
 # package imports this module while the registry is still being built.
 
-__all__ = ["Candidate", "Choice", "Sight", "Tactics", "expected", "expected_past", "tactics_for"]
+__all__ = [
+    "Candidate",
+    "Choice",
+    "Sight",
+    "Tactics",
+    "expected",
+    "expected_past",
+    "hit_worth",
+    "tactics_for",
+]
 
 SEES = ("all", "side")
 MAX_STEPS = 12  # actions one turn may take before the tactics end it
@@ -75,106 +84,6 @@ class Candidate:
     score: float
     action: Action
     reason: str
-
-
-@functools.lru_cache(maxsize=512)
-def _rolls(expr: str) -> tuple[tuple[int, float], ...]:
-    """The totals of ``expr`` with their shares, from 400 rolls with fixed seeds (none: not rollable)."""
-    try:
-        totals = Counter(Dice(0, i).roll(expr, "estimate").total for i in range(400))
-    except DiceError:
-        return ()
-    return tuple((t, n / 400) for t, n in sorted(totals.items()))
-
-
-@functools.lru_cache(maxsize=4096)
-def expected_past(expr: str, bonus: float, reduction: float) -> float:
-    """The average of ``expr + bonus - reduction`` where a roll below the reduction counts 0.
-
-    >>> expected_past("1d6", 0, 4)
-    0.5
-    """
-    rolls = _rolls(expr) if expr else ((0, 1.0),)
-    return round(sum(max(0.0, r + bonus - reduction) * p for r, p in rolls) * 2) / 2
-
-
-@functools.lru_cache(maxsize=512)
-def expected(expr: str) -> float:
-    """The average of a dice expression (``"2d6+1"`` -> 8.0), or 0 when it cannot be rolled.
-
-    Worked out by rolling it with fixed seeds (once per expression), so it reads every
-    expression the dice read.
-
-    >>> expected("2d6+1")
-    8.0
-    """
-    return (
-        round(sum(r * p for r, p in _rolls(expr)) * 2) / 2 if expr else 0.0
-    )  # to the half point: steady across versions
-
-
-class Sight:
-    """What the tactics playing ``side`` may know of the battle (``full``: everything)."""
-
-    def __init__(self, state: BattleState, side: str, full: bool) -> None:
-        self.state = state
-        self.side = side
-        self.full = full
-        others = [c for c in state.combatants.values() if c.side != side]
-        if full:
-            self.unseen: frozenset[str] = frozenset()
-            self.hidden: frozenset[str] = frozenset()
-        else:
-            self.unseen = frozenset(c.id for c in others if c.pos is not None and fog.fogged(state, c.pos))
-            hide = bool(state.options.get("hide_enemy_hp", True))
-            self.hidden = frozenset(c.id for c in others) if hide else frozenset()
-        from combat.engine.context import rules_for
-
-        mine = [c.max_hp for c in state.combatants.values() if c.side == side and c.max_hp > 0]
-        self.guess_max = sum(mine) / len(mine) if mine else 10.0
-        self.metric = rules_for(state).metric(state)
-        self._dist = METRICS[self.metric]
-        self.board = rules_for(state).board
-
-    @property
-    def options_state(self) -> BattleState:
-        """The battle the acting side's options are worked out on (without what it may not know of)."""
-        return fog.without(self.state, self.unseen) if self.unseen else self.state
-
-    def known(self, c: Combatant) -> bool:
-        return c.id not in self.unseen
-
-    def ratio(self, c: Combatant) -> float:
-        """Health left, 0 to 1: exact, or the coarse bar a player sees."""
-        if c.id in self.hidden:
-            from combat.engine.view import COARSE_BAR, coarse_state
-
-            return COARSE_BAR[coarse_state(c.hp, c.max_hp)]
-        return max(0.0, c.hp / c.max_hp) if c.max_hp > 0 else 0.0
-
-    def hp(self, c: Combatant) -> float:
-        """Hit points left: exact, or a guess from the bar and the side's own sizes."""
-        if c.id in self.hidden:
-            return self.ratio(c) * self.guess_max
-        return float(max(0, c.hp))
-
-    def max_hp(self, c: Combatant) -> float:
-        return self.guess_max if c.id in self.hidden else float(max(1, c.max_hp))
-
-    def enemies(self, c: Combatant) -> list[Combatant]:
-        return [t for t in self.state.combatants.values() if t.side != c.side and t.able and self.known(t)]
-
-    def allies(self, c: Combatant) -> list[Combatant]:
-        """Able allies, ``c`` included."""
-        return [t for t in self.state.combatants.values() if t.side == c.side and t.able]
-
-    def distance(self, a: Sequence[int] | None, b: Sequence[int] | None) -> int:
-        if a is None or b is None:
-            return 0
-        return self._dist(a, b)
-
-    def nearest(self, c: Combatant, among: Iterable[Combatant]) -> Combatant | None:
-        return min(among, key=lambda t: (self.distance(c.pos, t.pos), t.id), default=None)
 
 
 class Tactics:
@@ -243,7 +152,36 @@ class Tactics:
             far, found = self.scored(sight, c, o, foes)
             reach = max(reach, far)
             yield from found
+        yield from self.stepping(sight, c, reach, foes)
         yield from self.moving(sight, c, moves, reach, foes)
+
+    def stepping(self, sight: Sight, c: Combatant, reach: int, foes: list[Combatant]) -> Iterable[Candidate]:
+        """ODDS-MOVE-1: the options that bring a step of their own (``Ruleset.plan_steps``, D20 Luck's
+        free step; unavailable here for want of a target), taken toward a foe just out of every hit's
+        ``reach``: scored as ``scored`` scores them from the square they step to, the step added."""
+        from combat.engine.context import rules_for
+        from combat.engine.core import legal_actions
+
+        if c.pos is None or not foes or min(sight.distance(c.pos, f.pos) for f in foes) != reach + 1:
+            return
+        rules = rules_for(sight.state)
+        standing: dict[tuple[int, int], list[ActionOption]] = {}
+        for o in legal_actions(sight.options_state, c.id):
+            for extra, walk in rules.plan_steps(sight.state, c, o) if o.kind not in self.moves else ():
+                end = walk[-1]
+                if min(sight.distance(end, f.pos) for f in foes) > reach:
+                    continue
+                if end not in standing:
+                    moved = sight.options_state.clone()
+                    moved.combatants[c.id].pos = [end[0], end[1]]
+                    standing[end] = legal_actions(moved, c.id)
+                there = next((t for t in standing[end] if t.kind == o.kind and t.params == o.params), None)
+                if there is None or not there.available:
+                    continue
+                for cand in self.scored(sight, c, there, foes)[1]:
+                    action = Action(cand.action.kind, c.id, {**cand.action.params, **extra})
+                    head, _, why = cand.reason.partition(": ")
+                    yield Candidate(cand.score, action, f"{head} with a step in: {why}")
 
     def scored(
         self, sight: Sight, c: Combatant, o: ActionOption, foes: list[Combatant]

@@ -1,8 +1,9 @@
 """Action Block tactics: Speed and Strength Points spent on hits that land, blocks and dodges when they pay.
 
-An attack is worth its average damage past the target's PDR times the chance
-that 2d6 plus the to-hit bonus meets the target's Passive Evasion (when the
-side may know the foe's sheet; else an even chance), less a little for each
+An attack is worth the damage it is expected to take past the target's PDR
+times the chance that 2d6 plus the to-hit bonus meets the target's Passive
+Evasion (``hit_worth``; the foe's figures as the side knows them, else an
+even chance), less a little for each
 point it costs: the points of a battle do not come back, so a cheap sure hit
 beats a dear long shot. Only a foe still standing is aimed at (hitting one who
 is down finishes it off, which wins nothing). A spell is cast when it will
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.action_block import rules
 from combat.engine.rulesets.base import definition
-from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, expected_past
+from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, hit_worth
 
 if TYPE_CHECKING:
     from combat.engine.state import Combatant, Decision
@@ -84,9 +85,10 @@ class BlockTactics(Tactics):
     def _hit_chance(
         self, sight: Sight, c: Combatant, t: Combatant, w: dict[str, Any], mods: list[dict[str, Any]]
     ) -> float:
-        if not (sight.full or t.side == sight.side):
+        figures = sight.figures(t)
+        if figures is None:
             return 0.5
-        need = rules.passive_evasion(sight.state.extra, t.sheet) - rules.to_hit_bonus(c.sheet, w, mods)
+        need = rules.passive_evasion(sight.state.extra, figures) - rules.to_hit_bonus(c.sheet, w, mods)
         return chance_at_least(rules.base_to_hit_expr(w), need)
 
     def _attack(
@@ -103,8 +105,9 @@ class BlockTactics(Tactics):
         extra = sum(m["extra_targets"] for m in mods)
         scored = []
         for t in in_reach:
-            pdr = t.resources.get("pdr", 0) if (sight.full or t.side == sight.side) else 0
-            dmg = expected_past(w["damage"], bonus, pdr) * self._hit_chance(sight, c, t, w, mods)
+            dmg = hit_worth(
+                w["damage"], bonus, pdr := self._pdr_of(sight, t), self._hit_chance(sight, c, t, w, mods)
+            )
             worth = self.harm_value(sight, t, dmg)
             if pdr and w.get("pdr_damage"):
                 worth += 2.0 * w["pdr_damage"]  # the next hits on it bite deeper
@@ -205,6 +208,14 @@ class BlockTactics(Tactics):
                 return self.pick(c, decision, "obstruct", "points to spare, and the foe is within reach")
             return self.pick(c, decision, "none", "the points are worth more for attacks")
         return super().answer(sight, c, decision)
+
+    @staticmethod
+    def _pdr_of(sight: Sight, t: Combatant) -> int:
+        """The foe's PDR as the side knows it: as it stands, or the bestiary's for its kind, unworn."""
+        if sight.knows_sheet(t):
+            return t.resources.get("pdr", 0)
+        figures = sight.figures(t)
+        return rules.undamaged_pdr(sight.state.extra, figures) if figures is not None else 0
 
     @staticmethod
     def _pdr(label: str) -> int:

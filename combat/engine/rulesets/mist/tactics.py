@@ -1,7 +1,8 @@
 """Mist & Rampart tactics: action slots spent on chains first and a finisher last, ramparts up, MP kept.
 
-A hit is worth its average damage past DEF or MDF (when the side may know the
-foe's sheet) times the accuracy check's chance; its score is per slot it
+A hit is worth the damage it is expected to take past DEF or MDF times the
+accuracy check's chance (``hit_worth``; the foe's figures as the side knows
+them, ``Sight.figures``); its score is per slot it
 takes, and a finisher, which ends the turn, is charged every slot left (so it
 comes last, or when it fells the foe). Spells pay for their MP. A combatant
 with a Rampart raises it (it costs nothing and punishes foes that walk past);
@@ -18,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from combat.engine.actions import Action, ActionOption
 from combat.engine.rulesets.base import definition, definitions
-from combat.engine.rulesets.mist.rules import rampart_range, stat
-from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected
+from combat.engine.rulesets.mist.rules import parse_resistances, parse_weaknesses, rampart_range, stat
+from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, hit_worth
 from combat.engine.words import count
 
 if TYPE_CHECKING:
@@ -66,21 +67,32 @@ class MistTactics(Tactics):
         yield from self.close_in(sight, c, moves.get("move"), reach, 2.0)
 
     def _hit_chance(self, sight: Sight, c: Combatant, t: Combatant, a: dict[str, Any]) -> float:
+        """MIST-HIT-1: the chance that 1d100 + Accuracy meets the foe's Evasion (as the side knows it)."""
         if not a["accuracy_check"]:
             return 1.0
-        if not (sight.full or t.side == sight.side):
+        figures = sight.figures(t)
+        if figures is None:
             return 0.75
-        margin = stat(sight.state, c, "accuracy") + a["accuracy_bonus"] - stat(sight.state, t, "evasion")
+        evasion = stat(sight.state, t, "evasion") if sight.knows_sheet(t) else int(figures.get("evasion", 0))
+        margin = stat(sight.state, c, "accuracy") + a["accuracy_bonus"] - evasion
         if not sight.state.options.get("accuracy_adds_d100", True):
             return 1.0 if margin >= 0 else 0.0
-        return float(min(1.0, max(0.05, (100 + margin) / 100)))
+        return float(min(1.0, max(0.0, (101 + margin) / 100)))
 
     def _damage(self, sight: Sight, c: Combatant, t: Combatant, a: dict[str, Any]) -> float:
-        raw = expected(a["damage"])
-        if not (sight.full or t.side == sight.side) or a["irreducible"]:
-            return raw
+        """ODDS-HIT-1: the HP the hit is expected to take past DEF or MDF and the element's resistance
+        (MIST-DMG-1; doubled by a weakness, MIST-DMG-2), times the chance that it hits."""
+        bonus = int(c.sheet.get("magic" if a["damage_type"] == "magical" else "attack", 0) or 0)
+        figures = sight.figures(t) or {}
         key = "magic_defense" if a["damage_type"] == "magical" else "defense"
-        return max(0.0, raw - stat(sight.state, t, key)) * self._hit_chance(sight, c, t, a)
+        defence = stat(sight.state, t, key) if sight.knows_sheet(t) else int(figures.get(key, 0) or 0)
+        element = (a.get("element") or "").lower()
+        defence += parse_resistances(figures.get("resistances")).get(element, 0) if element else 0
+        weak = bool(element) and element in parse_weaknesses(figures.get("weaknesses"))
+        worth = hit_worth(
+            a["damage"], bonus, 0 if a["irreducible"] else defence, self._hit_chance(sight, c, t, a)
+        )
+        return worth * (int(sight.state.options.get("weakness_multiplier", 2)) if weak else 1)
 
     def _ability(
         self, sight: Sight, c: Combatant, o: ActionOption, a: dict[str, Any], foes: list[Combatant]
@@ -107,36 +119,7 @@ class MistTactics(Tactics):
                 )
             return
         if a["status"] and not a["damage"]:
-            st = definition(sight.state, "statuses", a["status"])
-            if st is None:
-                return
-            harmful = bool(st["blocks"]) or st["accuracy"] < 0 or st["evasion"] < 0 or st["defense"] < 0
-            pool = foes if harmful else ([] if not foes else sight.allies(c))
-            for t in pool:
-                if t.id not in o.targets or a["status"] in t.statuses:
-                    continue
-                if harmful:
-                    worth = (
-                        0.06
-                        * sight.max_hp(t)
-                        * a["duration"]
-                        * sight.ratio(t)
-                        * self._hit_chance(sight, c, t, a)
-                    )
-                    if a["save"]:
-                        worth *= 0.5
-                    why = f"{st['name'].lower()} blunts {t.name} while {t.name} is still fresh"
-                else:
-                    threatened = any(sight.distance(t.pos, f.pos) <= 2 for f in foes)
-                    worth = 0.04 * t.max_hp * a["duration"] if threatened else 0.0
-                    why = f"{t.name} is in the thick of it"
-                worth = worth / per - price
-                if worth > 0.5:
-                    yield Candidate(
-                        worth,
-                        self.aim(c, o, [t.id]),
-                        f"{c.name} uses {a['name']} on {t.name}: {why}.",
-                    )
+            yield from self._status(sight, c, o, a, foes, per, price)
             return
         if not a["damage"]:
             return
@@ -152,6 +135,45 @@ class MistTactics(Tactics):
             # a status the hit leaves on the foe is worth a little more
             lambda t: 0.02 * sight.max_hp(t) if a["status"] and a["status"] not in t.statuses else 0.0,
         )
+
+    def _status(
+        self,
+        sight: Sight,
+        c: Combatant,
+        o: ActionOption,
+        a: dict[str, Any],
+        foes: list[Combatant],
+        per: float,
+        price: float,
+    ) -> Iterable[Candidate]:
+        """A status alone: a harmful one on a foe still fresh (by the accuracy check's chance, halved
+        when a save is allowed), a helpful one on an ally in the thick of it."""
+        st = definition(sight.state, "statuses", a["status"])
+        if st is None:
+            return
+        harmful = bool(st["blocks"]) or st["accuracy"] < 0 or st["evasion"] < 0 or st["defense"] < 0
+        pool = foes if harmful else ([] if not foes else sight.allies(c))
+        for t in pool:
+            if t.id not in o.targets or a["status"] in t.statuses:
+                continue
+            if harmful:
+                worth = (
+                    0.06 * sight.max_hp(t) * a["duration"] * sight.ratio(t) * self._hit_chance(sight, c, t, a)
+                )
+                if a["save"]:
+                    worth *= 0.5
+                why = f"{st['name'].lower()} blunts {t.name} while {t.name} is still fresh"
+            else:
+                threatened = any(sight.distance(t.pos, f.pos) <= 2 for f in foes)
+                worth = 0.04 * t.max_hp * a["duration"] if threatened else 0.0
+                why = f"{t.name} is in the thick of it"
+            worth = worth / per - price
+            if worth > 0.5:
+                yield Candidate(
+                    worth,
+                    self.aim(c, o, [t.id]),
+                    f"{c.name} uses {a['name']} on {t.name}: {why}.",
+                )
 
     def answer(self, sight: Sight, c: Combatant, decision: Decision) -> Choice:
         if decision.resume.get("type") == "rampart":

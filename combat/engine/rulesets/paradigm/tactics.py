@@ -1,7 +1,7 @@
 """Paradigm Rows tactics: AP spent on the best hit per AP, rows kept, jobs switched in the Paradigm Phase.
 
-Damage is the dice plus Attack or Magic past DEF or MDEF (when the side may
-know the foe's sheet), per AP it costs; an area counts every foe it hits.
+A hit is worth the damage it is expected to take past DEF or MDEF (``hit_worth``;
+the foe's figures as the side knows them), per AP it costs; an area counts every foe it hits.
 Healing and cleansing go to the allies who need them, and the party's shared
 items are spent only there. An eidolon is summoned once Anima allows. A badly
 hurt fighter steps back to the back row, out of melee reach, while a friend
@@ -25,7 +25,7 @@ from combat.engine.rulesets.paradigm.rules import (
     stat,
     weapon_dice,
 )
-from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected
+from combat.engine.tactics import Candidate, Choice, Sight, Tactics, expected, hit_worth
 from combat.engine.words import count
 
 if TYPE_CHECKING:
@@ -81,15 +81,20 @@ class ParadigmTactics(Tactics):
             )
 
     def _amount(self, sight: Sight, c: Combatant, t: Combatant | None, eff: dict[str, Any]) -> float:
+        """Healing as rolled, or a hit's worth: the damage expected past DEF or MDEF (ODDS-HIT-1; the
+        foe's figures as the side knows them); every hit lands (PARA-ACT-ATTACK)."""
         kind = eff["type"]
-        raw = expected(eff.get("dice", "")) + eff.get("bonus", 0)
+        bonus = float(eff.get("bonus", 0))
         if kind == "physical":
-            raw += stat(sight.state, c, "attack")
+            bonus += stat(sight.state, c, "attack")
         elif kind == "magical":
-            raw += stat(sight.state, c, "magic")
-        if t is not None and t.side != c.side and (sight.full or t.side == sight.side):
-            raw -= stat(sight.state, t, "magic_defense" if kind == "magical" else "defense")
-        return max(0.0, float(raw))
+            bonus += stat(sight.state, c, "magic")
+        defence = 0.0
+        if t is not None and t.side != c.side and kind in ("physical", "magical"):
+            key = "magic_defense" if kind == "magical" else "defense"
+            figures = sight.figures(t) or {}
+            defence = stat(sight.state, t, key) if sight.knows_sheet(t) else float(figures.get(key, 0) or 0)
+        return hit_worth(eff.get("dice", ""), bonus, defence)
 
     def _effect(
         self,
@@ -107,24 +112,7 @@ class ParadigmTactics(Tactics):
         using = f" with {what}" if what and verb == "attacks" else (f" {what}" if what else "")
         state = sight.state
         if mode in ("all_enemies", "all_allies"):
-            hit = [state.combatants[i] for i in area_targets(state, c, mode, kind, bool(eff.get("melee")))]
-            hit = [t for t in hit if sight.known(t)]
-            if kind in ("physical", "magical"):
-                worth = sum(self.harm_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
-                why = f"it hits all {count(len(hit), 'foe')}"
-            elif kind == "heal":
-                worth = sum(self.heal_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
-                why = "the side is hurt"
-            elif kind == "status":
-                worth = self._status_worth(sight, c, hit, eff, foes)
-                why = "the whole side gains from it"
-            else:
-                worth = 0.0
-                why = ""
-            if worth > 0:
-                yield Candidate(
-                    worth / per, Action(o.kind, c.id, dict(o.params)), f"{c.name} uses {what}: {why}."
-                )
+            yield from self._area(sight, c, o, eff, foes, what)
             return
         for tid in o.targets:
             t = state.combatants.get(tid)
@@ -164,6 +152,37 @@ class ParadigmTactics(Tactics):
                     self.aim(c, o, [t.id]),
                     f"{reason}: {why}.",
                 )
+
+    def _area(
+        self,
+        sight: Sight,
+        c: Combatant,
+        o: ActionOption,
+        eff: dict[str, Any],
+        foes: list[Combatant],
+        what: str,
+    ) -> Iterable[Candidate]:
+        """An effect on a whole side: every foe it hits, every ally it heals or helps."""
+        kind, mode, state = eff["type"], eff["target"], sight.state
+        per = float(max(1, eff.get("cost", 1)))
+        hit = [state.combatants[i] for i in area_targets(state, c, mode, kind, bool(eff.get("melee")))]
+        hit = [t for t in hit if sight.known(t)]
+        if kind in ("physical", "magical"):
+            worth = sum(self.harm_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
+            why = f"it hits all {count(len(hit), 'foe')}"
+        elif kind == "heal":
+            worth = sum(self.heal_value(sight, t, self._amount(sight, c, t, eff)) for t in hit)
+            why = "the side is hurt"
+        elif kind == "status":
+            worth = self._status_worth(sight, c, hit, eff, foes)
+            why = "the whole side gains from it"
+        else:
+            worth = 0.0
+            why = ""
+        if worth > 0:
+            yield Candidate(
+                worth / per, Action(o.kind, c.id, dict(o.params)), f"{c.name} uses {what}: {why}."
+            )
 
     def _status_worth(
         self, sight: Sight, c: Combatant, hit: list[Combatant], eff: dict[str, Any], foes: list[Combatant]
