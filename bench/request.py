@@ -11,9 +11,9 @@ three goblins.
 
     .venv/bin/python bench/request.py [--actions 400] [--session-cache redis://...] [--profile]
 
-``--session-cache`` keeps the sessions in that Redis (Django's ``cached_db``), as a deployment with
-``REDIS_URL`` does. ``--profile action|render`` adds cProfile's functions with the most cumulative time (of the whole
-action, or of the push's render only); with ``BENCH_CALLERS=<regex>`` also who called the functions
+``--session-cache`` keeps the sessions in that Redis (Django's ``cached_db``, measured against the
+``db`` sessions the project keeps: docs/performance.md). ``--profile action|render`` adds cProfile's
+functions with the most cumulative time (of the whole action, or of the push's render only); with ``BENCH_CALLERS=<regex>`` also who called the functions
 it names. Last line:
 ``cpu_ms_per_action=<A> render_ms=<B>``.
 """

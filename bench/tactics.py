@@ -1,11 +1,11 @@
 """How well the tactics play, and the odds of the demo encounter, per ruleset.
 
 For every ruleset: the tactics against random play in a mirror match (the demo's two heroes on both
-sides) and in a 4 vs 4 fight (its sample heroes against its
-monsters, each list taken round to four), once with the tactics on the party's side (seeing what
-the players see) and once on the GM's side; then the demo encounter as ``seed_demo`` sets it up (the
-demo's two player characters against the ruleset's first two monsters, facing each other on an 8 x 10
-board) played with the tactics on both sides. Each line gives the win rate with its standard error.
+sides) and in a 4 vs 4 fight (its sample heroes against its monsters, each list taken round to
+four), once with the tactics on the party's side (seeing what the players see) and once on the GM's
+side; then the demo encounter as ``seed_demo`` sets it up (the demo's two player characters against
+the ruleset's first two monsters, facing each other on an 8 x 10 board) played with the tactics on
+both sides. Each line gives the win rate with its standard error.
 Run: ``.venv/bin/python bench/tactics.py [--fights N] [--demo N]``.
 """
 

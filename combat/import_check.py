@@ -18,7 +18,10 @@ was played, before anything is written (``check_battle_file``):
   ``MAX_COMBATANTS`` in the battle; a question asked has its options;
 - the dice: every roll recorded is rolled again from the battle's seed as
   the table rolls them (``Dice(seed, seq before the action)``); a face or a
-  total that differs is a forged record, refused;
+  total that differs is a forged record, refused; and every action that
+  rolled is played again from the state before it (``combat.import_rolls``):
+  each flat bonus from the sheets and rules, each total, luck and initiative
+  roll must be what the engine gives, or the file is refused naming the field;
 - the end: replaying the log gives exactly the file's final state, its seed,
   and an ended battle.
 
@@ -43,6 +46,7 @@ from combat.engine.gm import MAX_COMBATANTS
 from combat.engine.rulesets import UnknownRuleset, get_ruleset
 from combat.engine.rulesets.base import Ruleset
 from combat.engine.state import KINDS, PHASES, ROWS, SIDES, BattleState, Combatant, Decision, copy_json
+from combat.import_rolls import rolls_problem
 from vtt.jsonfile import MAX_BYTES, JsonRefused, load_json
 
 log = logging.getLogger(__name__)
@@ -118,6 +122,9 @@ def _check(ruleset_key: str, raw: bytes | str) -> Checked:
     created = _created(events[0], ruleset)
     state = _replayed(events, created, ruleset)
     _dice(kept, created.data["seed"])
+    problem = rolls_problem([Event(e.type, copy_json(e.data)) for e in kept], created.data["seed"])
+    if problem:
+        raise Refused(problem)
     if _final(state, data.get("final")) != data.get("final"):
         raise Refused("Replaying the log does not give the file's final state: the file was edited.")
     if type(data.get("seed")) is not int or data["seed"] != state.seed:

@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 FIGHTS = int(getattr(settings, "ODDS_FIGHTS", 500))
-VERSION = 2  # bump when the tactics or the simulator change: figures kept before are played again
+VERSION = 3  # bump when the tactics or the simulator change: figures kept before are played again
 Status = OddsJob.Status
 
 

@@ -133,6 +133,7 @@ def position(job: OddsJob) -> int:
 
 def claim_next() -> OddsJob | None:
     """Take the next job in fair order for this runner (running from now), or None."""
+    OddsRunner.objects.filter(beat__lt=timezone.now() - timedelta(days=1)).delete()  # runners gone
     for _ in range(5):  # another runner may take the same job first: then the next one
         order = queue()
         if not order:

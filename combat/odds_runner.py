@@ -2,9 +2,9 @@
 
 A queued job is announced to a runner after its commit (``dispatch``); the runner then takes the next
 job in fair order (``odds_queue.claim_next``), not necessarily the one announced, and plays it in
-chunks over its pool (``odds_chunks``) while it watches the row every ``TICK`` seconds: it writes the
-progress, beats, and on a cancel (or a spent CPU budget) raises the job's stop flag, which every chunk
-reads before each fight. Both runners play the same way: the embedded one over the server's process
+chunks over its pool (``odds_chunks``) while it watches the row every ``TICK`` seconds. It writes the
+progress and beats every ``WRITE_EVERY``; on a cancel (or a spent CPU budget) it raises the job's
+stop flag, which every chunk reads before each fight. Both runners play the same way: the embedded one over the server's process
 pool, a Channels worker over a thread of its own (its own thread keeps watching the row).
 """
 
@@ -43,8 +43,8 @@ from combat.odds_panel import push
 log = logging.getLogger(__name__)
 
 CHANNEL = "odds"
-TICK = 0.25  # seconds between two looks at the job's row (progress, beat, cancel)
-PUSH_EVERY = 0.25  # seconds between two progress pushes
+TICK = 0.25  # seconds between two looks at the job's row (a cancel)
+WRITE_EVERY = 1.0  # seconds between two writes of the progress and beats (and progress pushes)
 CHUNK = 10  # fights per chunk
 Status = OddsJob.Status
 
@@ -59,20 +59,22 @@ class Play:
         self.chunks: dict[int, Chunk] = {}
         self.cpu = 0.0
         self.stop = ""  # "cancelled", "budget" or "" (played in full)
-        self.pushed = 0.0
+        self.wrote = time.monotonic()  # taking the job wrote its beat
         self.index: dict[Future[Chunk], int] = {}  # a chunk's place among the job's chunks
         self.next = 0  # the next chunk to hand to the pool
 
     def alive(self) -> bool:
-        """Write the progress and beat; False once the job was cancelled or restarted."""
+        """False once the job was cancelled or restarted. Each ``TICK`` reads the row; each ``WRITE_EVERY``
+        writes the progress, beats and pushes the panel (few writes: the table's own share the file)."""
         job = self.job
-        done = sum(len(c.outcomes) for c in self.chunks.values())
         running = OddsJob.objects.filter(pk=job.pk, attempt=job.attempt, status=Status.RUNNING)
+        if time.monotonic() - self.wrote < WRITE_EVERY:
+            return running.exists()
+        self.wrote = time.monotonic()
+        done = sum(len(c.outcomes) for c in self.chunks.values())
         alive = running.update(done=done, beat=timezone.now())
         odds_queue.beat(job.pk)
-        if time.monotonic() - self.pushed >= PUSH_EVERY:
-            self.pushed = time.monotonic()
-            push(job.pk)
+        push(job.pk)
         return bool(alive)
 
     def halt(self, why: str, pending: set[Future[Chunk]]) -> None:

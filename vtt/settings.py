@@ -223,6 +223,12 @@ ODDS_LAYER = "jobs"
 ODDS_PROCESSES = int(os.environ.get("ODDS_PROCESSES", "0"))
 ODDS_FIGHTS = int(os.environ.get("ODDS_FIGHTS", "500"))
 ODDS_STALE_SECONDS = float(os.environ.get("ODDS_STALE_SECONDS", "20"))
+# The fair queue and the CPU budget of a job (combat/odds_queue.py): jobs a GM may have waiting, and
+# the CPU seconds a job may spend (a base, a share per combatant, a cap).
+ODDS_MAX_QUEUED = int(os.environ.get("ODDS_MAX_QUEUED", "3"))
+ODDS_BUDGET_BASE = float(os.environ.get("ODDS_BUDGET_BASE", "20"))
+ODDS_BUDGET_PER_FIGHTER = float(os.environ.get("ODDS_BUDGET_PER_FIGHTER", "6"))
+ODDS_BUDGET_CAP = float(os.environ.get("ODDS_BUDGET_CAP", "90"))
 
 # HTTP requests of one server process running their sync work (middleware and view) at once; the
 # others wait their turn on the event loop. Twenty threads contending for one GIL cost more per
@@ -364,14 +370,11 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 SESSION_COOKIE_HTTPONLY = True
-# Django's sessions. With Redis (REDIS_URL): ``cached_db``, read from the Redis cache every process
-# shares, written through to the database (where the sockets' access check reads them). Without it (one
-# process: ``make run``, SQLite): ``db``, read from the database; a per-process cache would let another
-# process serve a session that was ended (logged out) in one. Either way a session ends for every
-# process when Django ends it (logout, flush) or when it expires.
-SESSION_ENGINE = (
-    "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
-)
+# Django's database sessions: a logout or a removed row ends a session for every process at once, and
+# no request needs Redis. Django's cached_db on the Redis cache was tried: when Redis is down it writes
+# the cache unguarded on every session read, and every page answers 500 (tests/e2e/test_faults.py's
+# Redis restart), where the table should only lose its pushes (docs/performance.md).
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 # No script reads the CSRF cookie: pages send the token from the template (base.html's hx-headers).
 CSRF_COOKIE_HTTPONLY = True
 

@@ -13,6 +13,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
+from django.db import connection
 
 from combat import odds, odds_chunks, odds_queue, services
 from combat.engine.rulesets.luck import HEROES, MONSTERS
@@ -54,6 +55,13 @@ def wait_for(test, what: str, seconds: float = 60.0) -> None:
         time.sleep(0.02)
 
 
+def run_then_close(job_id: int, attempt: int, pool) -> None:
+    try:
+        odds.run_job(job_id, attempt, pool)
+    finally:
+        connection.close()  # this thread's own connection (the test database is dropped after)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_cancel_stops_the_channels_worker_before_its_next_fight(monkeypatch):
     gm = make_user("gm")
@@ -66,6 +74,7 @@ def test_cancel_stops_the_channels_worker_before_its_next_fight(monkeypatch):
         played.append(seed)
         if len(played) == 3:  # the GM cancels during the third fight
             assert odds.cancel(job.battle_id, gm)[1] == ""
+            connection.close()  # this thread's own connection (the test database is dropped after)
             wait_for(lambda: os.path.exists(flag), "the runner to raise the stop flag")
         return real_play(state, seed)
 
@@ -93,7 +102,7 @@ def test_cancel_stops_the_embedded_process_pool(client, monkeypatch):
     battle = small_battle(gm)
     job = queued_job(battle, gm, 100_000, monkeypatch)  # hours of fights, were they all played
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("forkserver")) as pool:
-        runner = threading.Thread(target=odds.run_job, args=(job.pk, job.attempt, pool))
+        runner = threading.Thread(target=run_then_close, args=(job.pk, job.attempt, pool))
         runner.start()
         wait_for(lambda: OddsJob.objects.get(pk=job.pk).done > 0, "the first fights")
         client.force_login(gm)

@@ -1,17 +1,19 @@
-"""Sessions and the signed-in user are Django's own: ``cached_db`` sessions on the Redis every process
-shares (REDIS_URL), ``db`` sessions without it; ``django.contrib.auth``'s middleware reads the user.
+"""Sessions and the signed-in user are Django's own: database sessions (``db``, with or without Redis:
+no request needs Redis) and ``django.contrib.auth``'s middleware.
 
-A session ends for every process when Django ends it (a logout) and when its user can no longer sign
-in (deactivated, deleted, a password changed elsewhere).
+A session ends for every process when Django ends it (a logout), when its row is deleted or expires,
+and when its user can no longer sign in (deactivated, deleted, a password changed elsewhere).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from importlib import import_module
 
 import pytest
 from django.conf import settings
 from django.contrib.sessions.models import Session
+from django.utils import timezone
 
 from tests.table import make_user
 
@@ -23,8 +25,7 @@ def _logged_in(client) -> bool:
 
 
 def test_the_session_engine_and_the_user_read_are_djangos():
-    expected = "cached_db" if settings.REDIS_URL else "db"
-    assert f"django.contrib.sessions.backends.{expected}" == settings.SESSION_ENGINE
+    assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.db"
     assert "django.contrib.auth.middleware.AuthenticationMiddleware" in settings.MIDDLEWARE
     assert not any(m.startswith("vtt.") and "Authentication" in m for m in settings.MIDDLEWARE)
 
@@ -40,6 +41,18 @@ def test_a_logout_ends_the_session_for_every_process(client):
     client.post("/accounts/logout/")
     assert not Session.objects.filter(session_key=key).exists()
     assert import_module(settings.SESSION_ENGINE).SessionStore(key).load() == {}
+
+
+def test_a_deleted_or_expired_row_ends_the_session(client):
+    user = make_user("sessiontester")
+    client.force_login(user)
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    Session.objects.filter(session_key=key).update(expire_date=timezone.now() - timedelta(seconds=1))
+    assert not _logged_in(client)
+    client.force_login(user)
+    assert _logged_in(client)
+    Session.objects.filter(session_key=client.cookies[settings.SESSION_COOKIE_NAME].value).delete()
+    assert not _logged_in(client)
 
 
 @pytest.mark.parametrize("how", ["deactivated", "password changed", "deleted"])
