@@ -23,7 +23,6 @@ MAX_LINES = 500
 MAX_FUNCTION = 60
 
 
-
 def sources(*folders: str) -> list[Path]:
     return sorted(
         p for folder in folders for p in (ROOT / folder).rglob("*.py") if "migrations" not in p.parts
