@@ -47,6 +47,8 @@ class Table:
         }
 
     def name_of(self, user_id: str | None) -> str:
+        """Who plays a combatant: a member's name; else the GM, or the rules at a table with no GM
+        (a "Try a battle" table, whose tactics play the ally and the monsters)."""
         if user_id is None:
-            return "GM"
+            return "GM" if any(role == Role.GM for role, _ in self.members.values()) else "Rules"
         return self.members.get(user_id, ("", "someone"))[1]

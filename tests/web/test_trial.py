@@ -3,6 +3,7 @@ seats played by the tactics; ``cleanup_trials`` deletes such tables and their gu
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from io import StringIO
 
@@ -151,6 +152,13 @@ def test_a_trial_hero_is_the_visitors_and_the_ally_an_npc(db):
     assert characters[CharacterKind.PC] == int(client.session["_auth_user_id"])
     assert characters[CharacterKind.NPC] is None and characters[CharacterKind.MONSTER] is None
     assert services.load_state(battle).options["insanity"] == "off"  # no question waits for a GM
+
+
+def test_a_trial_tracker_says_the_rules_play_the_others_at_a_table_with_no_gm(db):
+    client, battle = try_a_battle("luck")
+    page = client.get(reverse("battle", args=[battle.pk])).content.decode()
+    labels = re.findall(r'<span class="ctl" data-presence-user="">([^<]*)</span>', page)
+    assert labels == ["Rules"] * 3  # the ally and the two monsters; nobody at this table is a GM
 
 
 def test_a_visitor_starts_a_new_battle_from_their_tables_page(db):
