@@ -51,7 +51,19 @@ def properties_hold(key: str, seed: int, steps: int = 80) -> int:
 
 
 def fits_an_option(state: BattleState, action: Action) -> bool:
-    """The action is one of ENG-5's available options, with a target and a square it offers."""
+    """The action is one of ENG-5's available options with a target and a square it offers, or one
+    of them taken after a step of its own (``Ruleset.plan_steps``: D20 Luck's free step)."""
+    from combat.engine.context import rules_for
+
+    step, c = action.params.get("to"), state.combatants.get(action.actor or "")
+    if step is not None and c is not None and action.kind not in ("move", "double_move"):
+        walks = [w for o in legal_actions(state, c.id) for _, w in rules_for(state).plan_steps(state, c, o)]
+        if list(step) not in [list(w[-1]) for w in walks]:
+            return False
+        moved = state.clone()
+        moved.combatants[c.id].pos = list(step)
+        rest = {k: v for k, v in action.params.items() if k != "to"}
+        return fits_an_option(moved, Action(action.kind, action.actor, rest))
     if action.kind == "answer":
         p = state.pending
         return p is not None and action.params.get("choice") in p.choice_keys()
@@ -60,7 +72,8 @@ def fits_an_option(state: BattleState, action: Action) -> bool:
             continue
         if any(action.params.get(k) != v for k, v in o.params.items()):
             continue
-        if any(t not in o.targets for t in action.params.get("targets", [])):
+        targets = action.params.get("targets", [])
+        if any(t not in o.targets for t in targets):
             continue
         square = action.params.get("to") or action.params.get("square")
         if square is not None and list(square) not in [list(s) for s in o.squares]:

@@ -7,11 +7,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combat.engine.actions import Action
-from combat.engine.core import legal_actions
 from combat.engine.rulesets import RULESETS
 from combat.engine.simulate import ROUND_CAP, lineup, play, run_plans
 from combat.engine.state import BattleState
 from combat.engine.tactics import tactics_for
+from tests.engine.suites import fits_an_option
 
 KEYS = sorted(RULESETS)
 
@@ -24,38 +24,6 @@ def cast(key: str) -> list[tuple[str, dict]]:
 def demo_party(key: str) -> list[tuple[str, dict]]:
     """The demo's two player characters' sheets (the first two heroes of the ruleset)."""
     return list(RULESETS[key].heroes.items())[:2]
-
-
-def fits_an_option(state: BattleState, action: Action) -> bool:
-    """The action is one of ENG-5's available options with a target and a square it offers, or one
-    of them taken after a step of its own (``Ruleset.plan_steps``: D20 Luck's free step)."""
-    from combat.engine.context import rules_for
-
-    step, c = action.params.get("to"), state.combatants.get(action.actor or "")
-    if step is not None and c is not None and action.kind not in ("move", "double_move"):
-        walks = [w for o in legal_actions(state, c.id) for _, w in rules_for(state).plan_steps(state, c, o)]
-        if list(step) not in [list(w[-1]) for w in walks]:
-            return False
-        moved = state.clone()
-        moved.combatants[c.id].pos = list(step)
-        rest = {k: v for k, v in action.params.items() if k != "to"}
-        return fits_an_option(moved, Action(action.kind, action.actor, rest))
-    if action.kind == "answer":
-        p = state.pending
-        return p is not None and action.params.get("choice") in p.choice_keys()
-    for o in legal_actions(state, action.actor):
-        if o.kind != action.kind or not o.available:
-            continue
-        if any(action.params.get(k) != v for k, v in o.params.items()):
-            continue
-        targets = action.params.get("targets", [])
-        if any(t not in o.targets for t in targets):
-            continue
-        square = action.params.get("to") or action.params.get("square")
-        if square is not None and list(square) not in [list(s) for s in o.squares]:
-            continue
-        return True
-    return False
 
 
 @pytest.mark.parametrize("key", KEYS)
