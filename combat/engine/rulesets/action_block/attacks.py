@@ -139,13 +139,25 @@ def run_targets(ctx: Ctx, job: dict[str, Any]) -> None:
             return
 
 
-def _roll_grapple(ctx: Ctx, actor: Combatant, t: Combatant, evasion: int, dodged: bool) -> None:
-    """A grapple's roll against Evasion; on a hit the two hold each other."""
-    r = ctx.roll("2d6", "to hit", adds=rules.to_hit_parts(actor.sheet, None))
+def _roll_to_hit(
+    ctx: Ctx,
+    event: str,
+    actor: Combatant,
+    t: Combatant,
+    expr: str,
+    adds: list[tuple[int, str]],
+    evasion: int,
+    dodged: bool,
+    crit: bool = False,
+) -> tuple[int, bool]:
+    """Roll ``expr`` to hit against Evasion and log it as ``event`` (an attack's also says whether it
+    crits): the natural roll and whether it hit."""
+    r = ctx.roll(expr, "to hit", adds=adds)
     base, bonus = r.total, r.result - r.total
     hit = rules.is_hit(base + bonus, evasion)
+    fields = {"crit": rules.is_crit(base, hit)} if crit else {}
     ctx.emit(
-        "grapple.rolled",
+        event,
         actor=actor.id,
         target=t.id,
         base=base,
@@ -154,6 +166,15 @@ def _roll_grapple(ctx: Ctx, actor: Combatant, t: Combatant, evasion: int, dodged
         evasion=evasion,
         dodged=dodged,
         hit=hit,
+        **fields,
+    )
+    return base, hit
+
+
+def _roll_grapple(ctx: Ctx, actor: Combatant, t: Combatant, evasion: int, dodged: bool) -> None:
+    """A grapple's roll against Evasion; on a hit the two hold each other."""
+    base, hit = _roll_to_hit(
+        ctx, "grapple.rolled", actor, t, "2d6", rules.to_hit_parts(actor.sheet, None), evasion, dodged
     )
     if hit:
         ctx.emit("status.applied", combatant=actor.id, status="grappling", power=0, duration=1, holds=t.id)
@@ -171,22 +192,9 @@ def roll_hit(ctx: Ctx, job: dict[str, Any], dodged: bool) -> bool:
         return False
     w = defined(state, "weapons", job["weapon"])
     mods = [defined(state, "attack_modifiers", k) for k in job["mods"]]
-    r = ctx.roll(rules.base_to_hit_expr(w), "to hit", adds=rules.to_hit_parts(actor.sheet, w, mods))
-    base, bonus = r.total, r.result - r.total
-    hit = rules.is_hit(base + bonus, evasion)
+    expr, adds = rules.base_to_hit_expr(w), rules.to_hit_parts(actor.sheet, w, mods)
+    base, hit = _roll_to_hit(ctx, "attack.rolled", actor, t, expr, adds, evasion, dodged, crit=True)
     crit = rules.is_crit(base, hit)
-    ctx.emit(
-        "attack.rolled",
-        actor=actor.id,
-        target=t.id,
-        base=base,
-        bonus=bonus,
-        total=base + bonus,
-        evasion=evasion,
-        dodged=dodged,
-        hit=hit,
-        crit=crit,
-    )
     if not hit:
         return False
     job = {**job, "crit": crit}
